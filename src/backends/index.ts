@@ -1,0 +1,28 @@
+// Opens the Backend a Target names. The one place that knows both implementations.
+import type { Backend } from './types.js';
+import type { Target } from './target.js';
+
+export interface OpenOptions {
+  /** Enforced by the connection itself (Postgres default_transaction_read_only; SQLite opened read-only). */
+  readonly readOnly?: boolean;
+  /** SmoothMQ tenant (default 1). */
+  readonly tenant?: number;
+  /** SQLite: create the file (with SmoothMQ's DDL) when it does not exist. Default false. */
+  readonly create?: boolean;
+  /** Connection timeout; an unreachable server fails within this. Default 5000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** pgmq: pool size (default 4). */
+  readonly poolSize?: number;
+}
+
+export async function openBackend(target: Target, options: OpenOptions = {}): Promise<Backend> {
+  if (target.kind === 'sqlite') {
+    const { openSqliteBackend } = await import('./sqlite/backend.js');
+    return openSqliteBackend(target.path, options);
+  }
+  const { openPgmqBackend } = await import('./pgmq/backend.js');
+  return openPgmqBackend(target.url, options);
+}
+
+export type { Backend } from './types.js';
+export * from './types.js';

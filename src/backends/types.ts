@@ -1,0 +1,166 @@
+// The Backend contract: everything smq's commands, top and tester do to a queue store
+// goes through this interface. Two implementations: pgmq (PostgreSQL) and SmoothMQ (SQLite).
+// Backends never import ink/react; the UI never writes SQL.
+
+export type BackendKind = 'pgmq' | 'sqlite';
+
+/** Message ids: pgmq's bigint identity, SmoothMQ's snowflakes (> 2^53), so always bigint. */
+export type MessageId = bigint;
+
+export const MESSAGE_STATES = ['ready', 'inflight', 'delayed', 'failed'] as const;
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+/** What only one side has. Commands and UI check these instead of the backend kind. */
+export interface Capabilities {
+  /** pgmq: archive table a_<name> and archive(). */
+  readonly archive: boolean;
+  /** pgmq 1.5+: a jsonb `headers` column. */
+  readonly headers: boolean;
+  /** SmoothMQ: message attributes stored as kvs rows. */
+  readonly attributes: boolean;
+  /** SmoothMQ: queues belong to tenants. */
+  readonly tenants: boolean;
+  /** SmoothMQ: queue max_retries, per-message max_tries and the failed state. */
+  readonly maxRetries: boolean;
+  readonly failedState: boolean;
+  /** pgmq: create_unlogged. */
+  readonly unlogged: boolean;
+  /** pgmq: message bodies must be JSON (jsonb). */
+  readonly jsonBodies: boolean;
+}
+
+export interface QueueStats {
+  /** The name as given at creation (pgmq.meta.queue_name / queues.name). */
+  readonly name: string;
+  /** SmoothMQ tenant id; undefined on pgmq. */
+  readonly tenant?: number;
+  readonly ready: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  /** SmoothMQ only: tries used up and visibility expired. */
+  readonly failed?: number;
+  /** Every message in the live queue (ready + inFlight + delayed + failed). */
+  readonly total: number;
+  /** pgmq only: rows in a_<name>. */
+  readonly archived?: number;
+  /** Age in seconds of the oldest / newest message, by the database's clock; null when empty. */
+  readonly oldestAgeSec: number | null;
+  readonly newestAgeSec: number | null;
+  /** True when counts are estimates (large queues), shown with `~`. */
+  readonly estimated: boolean;
+  readonly createdAt?: Date | null;
+  /** SmoothMQ queue settings. */
+  readonly visibilityTimeoutSec?: number;
+  readonly maxRetries?: number;
+  readonly rateLimit?: number;
+  /** pgmq meta. */
+  readonly isUnlogged?: boolean;
+  readonly isPartitioned?: boolean;
+}
+
+export interface Message {
+  readonly id: MessageId;
+  readonly state: MessageState;
+  /** pgmq read_ct / SmoothMQ tries. */
+  readonly readCount: number;
+  /** SmoothMQ max_tries (-1 unlimited). */
+  readonly maxTries?: number;
+  readonly enqueuedAt: Date | null;
+  /** When the message is (or becomes again) visible: pgmq vt / SmoothMQ deliver_at. */
+  readonly visibleAt: Date;
+  /** When it was last handed out, by the queue's clock (pgmq last_read_at / SmoothMQ delivered_at). */
+  readonly lastReadAt: Date | null;
+  /** The body as text: pgmq's jsonb rendered as JSON text, SmoothMQ's text column as is. */
+  readonly body: string;
+  /** pgmq headers (jsonb object) or SmoothMQ attributes (name -> value). */
+  readonly headers: Record<string, unknown> | null;
+}
+
+export interface SendInput {
+  readonly body: string;
+  readonly headers?: Record<string, string>;
+  /** Seconds before the message becomes visible. */
+  readonly delaySec?: number;
+}
+
+export interface ReceiveOptions {
+  /** How many messages at most (>= 1). */
+  readonly qty: number;
+  /** Visibility timeout in seconds; default: the queue's own (SmoothMQ) or 30. */
+  readonly vtSec?: number;
+  /**
+   * 'safe' (default) claims atomically. 'naive' is the deliberately racy select-then-update,
+   * used only by the tester to prove its checker catches double-dequeues.
+   */
+  readonly dequeue?: 'safe' | 'naive';
+  /** naive only: pause between the select and the update, to widen the race window. */
+  readonly naivePauseMs?: number;
+}
+
+export interface PeekOptions {
+  readonly limit: number;
+  /** Keyset pagination: ids after this one in the chosen order. */
+  readonly afterId?: MessageId;
+  readonly state?: MessageState | 'all';
+  /** Look up one message. */
+  readonly id?: MessageId;
+  readonly order?: 'oldest' | 'newest';
+}
+
+export interface CreateQueueOptions {
+  /** pgmq: create_unlogged. */
+  readonly unlogged?: boolean;
+  /** SmoothMQ queue settings. */
+  readonly visibilityTimeoutSec?: number;
+  readonly maxRetries?: number;
+  readonly rateLimit?: number;
+}
+
+export interface ServerInfo {
+  readonly backend: BackendKind;
+  /** e.g. "PostgreSQL 15.18" or "SQLite 3.53.2". */
+  readonly serverVersion: string;
+  /** e.g. "pgmq 1.5.1", "smq compat schema 1.5" or "SmoothMQ schema". */
+  readonly schema: string;
+  /** Redacted URL or file path. */
+  readonly location: string;
+}
+
+export interface Backend {
+  readonly kind: BackendKind;
+  readonly capabilities: Capabilities;
+
+  info(): Promise<ServerInfo>;
+
+  /** Every queue with its stats, in a bounded number of round trips (one where possible). */
+  listQueues(): Promise<QueueStats[]>;
+  /** Stats of one queue; throws queue-not-found. */
+  queueStats(queue: string): Promise<QueueStats>;
+
+  /** Idempotent: returns false when the queue already existed. */
+  createQueue(queue: string, options?: CreateQueueOptions): Promise<boolean>;
+  /** Throws queue-not-found. */
+  dropQueue(queue: string): Promise<void>;
+  /** Deletes every message; returns how many. Throws queue-not-found. */
+  purgeQueue(queue: string): Promise<number>;
+
+  /** Sends one message; returns its id. */
+  send(queue: string, message: SendInput): Promise<MessageId>;
+  /** Sends many in one round trip / transaction; returns their ids in order. */
+  sendBatch(queue: string, messages: readonly SendInput[]): Promise<MessageId[]>;
+
+  /** Claims up to qty visible messages atomically and hides them for vtSec. */
+  receive(queue: string, options: ReceiveOptions): Promise<Message[]>;
+
+  /** Returns the ids actually deleted. */
+  delete(queue: string, ids: readonly MessageId[]): Promise<MessageId[]>;
+  /** pgmq only (capabilities.archive); returns the ids actually archived. */
+  archive(queue: string, ids: readonly MessageId[]): Promise<MessageId[]>;
+  /** Sets visibility to now + vtSec (0: visible now); returns the ids changed. */
+  setVisibility(queue: string, ids: readonly MessageId[], vtSec: number): Promise<MessageId[]>;
+
+  /** Reads messages without changing anything (never pgmq.read). */
+  peek(queue: string, options: PeekOptions): Promise<Message[]>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+// One error type carries the exit code; bin/smq maps it to a single line on stderr.
+export const ExitCode = {
+  ok: 0,
+  failure: 1, // runtime failure: connection, database, worker
+  usage: 2, // bad usage or invalid input
+  notFound: 3, // queue or message not found
+  interrupted: 130,
+  terminated: 143,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export type SmqErrorKind =
+  | 'usage'
+  | 'invalid-input'
+  | 'invalid-queue-name'
+  | 'queue-not-found'
+  | 'message-not-found'
+  | 'queue-exists'
+  | 'connection'
+  | 'auth'
+  | 'read-only'
+  | 'database';
+
+const exitCodeByKind: Record<SmqErrorKind, ExitCode> = {
+  usage: ExitCode.usage,
+  'invalid-input': ExitCode.usage,
+  'invalid-queue-name': ExitCode.usage,
+  'queue-not-found': ExitCode.notFound,
+  'message-not-found': ExitCode.notFound,
+  'queue-exists': ExitCode.failure,
+  connection: ExitCode.failure,
+  auth: ExitCode.failure,
+  'read-only': ExitCode.failure,
+  database: ExitCode.failure,
+};
+
+export class SmqError extends Error {
+  readonly kind: SmqErrorKind;
+  readonly exitCode: ExitCode;
+  /** What the user can do about it; printed after the message. */
+  readonly hint: string | undefined;
+
+  constructor(kind: SmqErrorKind, message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SmqError';
+    this.kind = kind;
+    this.exitCode = exitCodeByKind[kind];
+    this.hint = options.hint;
+  }
+
+  /** The single line shown to the user. */
+  line(): string {
+    return this.hint ? `${this.message}: ${this.hint}` : this.message;
+  }
+}
+
+export const usageError = (message: string, hint?: string) => new SmqError('usage', message, { hint });
+export const invalidInput = (message: string, hint?: string) => new SmqError('invalid-input', message, { hint });
+export const queueNotFound = (queue: string) =>
+  new SmqError('queue-not-found', `queue ${JSON.stringify(queue)} does not exist`, {
+    hint: "run 'smq queues' to list queues, or 'smq create' to make it",
+  });
+export const messageNotFound = (queue: string, ids: readonly bigint[]) =>
+  new SmqError(
+    'message-not-found',
+    `no message ${ids.join(', ')} in queue ${JSON.stringify(queue)}`,
+    { hint: "run 'smq peek' to see the queue's messages" },
+  );
+
+export function isSmqError(e: unknown): e is SmqError {
+  return e instanceof SmqError;
+}
