@@ -13,6 +13,8 @@ export interface OpenOptions {
   readonly connectTimeoutMs?: number;
   /** pgmq: pool size (default 4). */
   readonly poolSize?: number;
+  /** pgmq: default_transaction_isolation of every connection (default: the server's). */
+  readonly isolation?: 'read-committed' | 'repeatable-read' | 'serializable';
 }
 
 export async function openBackend(target: Target, options: OpenOptions = {}): Promise<Backend> {

@@ -53,6 +53,12 @@ export interface QueueStats {
   readonly visibilityTimeoutSec?: number;
   readonly maxRetries?: number;
   readonly rateLimit?: number;
+  /**
+   * Cumulative counters where the database keeps them (pgmq: the statistics collector's
+   * inserted / deleted tuples of q_<name>), for in/out rates between two refreshes.
+   */
+  readonly insertedTotal?: number | undefined;
+  readonly removedTotal?: number | undefined;
   /** pgmq meta. */
   readonly isUnlogged?: boolean;
   readonly isPartitioned?: boolean;
@@ -116,6 +122,16 @@ export interface CreateQueueOptions {
   readonly rateLimit?: number;
 }
 
+export interface ListQueuesOptions {
+  readonly exactThreshold?: number;
+}
+
+/** One health line for `smq top`'s header: what holds back vacuum, dead tuples, WAL size. */
+export interface HealthInfo {
+  readonly summary: string;
+  readonly warnings: readonly string[];
+}
+
 export interface ServerInfo {
   readonly backend: BackendKind;
   /** e.g. "PostgreSQL 15.18" or "SQLite 3.53.2". */
@@ -132,8 +148,12 @@ export interface Backend {
 
   info(): Promise<ServerInfo>;
 
-  /** Every queue with its stats, in a bounded number of round trips (one where possible). */
-  listQueues(): Promise<QueueStats[]>;
+  /**
+   * Every queue with its stats, in a bounded number of round trips (one where possible).
+   * Queues larger than exactThreshold rows (where the backend can estimate cheaply) get
+   * estimated counts, marked `estimated`.
+   */
+  listQueues(options?: ListQueuesOptions): Promise<QueueStats[]>;
   /** Stats of one queue; throws queue-not-found. */
   queueStats(queue: string): Promise<QueueStats>;
 
@@ -161,6 +181,9 @@ export interface Backend {
 
   /** Reads messages without changing anything (never pgmq.read). */
   peek(queue: string, options: PeekOptions): Promise<Message[]>;
+
+  /** Optional: a health line for `smq top`. */
+  health?(): Promise<HealthInfo>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,405 @@
+// The pgmq backend: node-postgres against the pgmq extension or smq's compatible schema.
+import pg from 'pg';
+import { SmqError, invalidInput, queueNotFound } from '../../errors.js';
+import type { OpenOptions } from '../index.js';
+import { validateQueueName } from '../names.js';
+import { describeTarget } from '../target.js';
+import type {
+  Backend,
+  Capabilities,
+  CreateQueueOptions,
+  HealthInfo,
+  ListQueuesOptions,
+  Message,
+  MessageId,
+  MessageState,
+  PeekOptions,
+  QueueStats,
+  ReceiveOptions,
+  SendInput,
+  ServerInfo,
+} from '../types.js';
+import { compatVersion } from './install.js';
+import { mapPgError, type PgErrorContext } from './errors.js';
+import * as sql from './sql.js';
+
+// Bigint columns (msg_id, counts) arrive as strings; we parse them where they are used.
+const DEFAULT_EXACT_THRESHOLD = 10_000;
+const DEFAULT_VT_SEC = 30;
+
+export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
+
+interface MessageRow {
+  msg_id: string;
+  read_ct: number;
+  enqueued_at: Date | null;
+  vt: Date;
+  message: string | null;
+  headers: Record<string, unknown> | null;
+  last_read_at: Date | null;
+  state?: MessageState;
+}
+
+function toMessage(row: MessageRow, now = Date.now()): Message {
+  return {
+    id: BigInt(row.msg_id),
+    state: row.state ?? (row.vt.getTime() <= now ? 'ready' : row.read_ct > 0 ? 'inflight' : 'delayed'),
+    readCount: row.read_ct,
+    enqueuedAt: row.enqueued_at,
+    visibleAt: row.vt,
+    lastReadAt: row.last_read_at,
+    body: row.message ?? 'null',
+    headers: row.headers,
+  };
+}
+
+const toNumber = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+export async function openPgmqBackend(url: string | undefined, options: OpenOptions = {}): Promise<PgmqBackend> {
+  const location = describeTarget({ kind: 'pgmq', url });
+  let password: string | undefined;
+  if (url) {
+    try {
+      password = decodeURIComponent(new URL(url).password) || undefined;
+    } catch {
+      password = undefined;
+    }
+  }
+  const ctx: PgErrorContext = { location, secrets: [password, url ? new URL(url).password : undefined, process.env['PGPASSWORD']] };
+  // Read-only and isolation are set on the connection, so the server enforces them.
+  const settings: string[] = [];
+  if (options.readOnly) settings.push('-c default_transaction_read_only=on');
+  if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
+  const pool = new pg.Pool({
+    ...(url ? { connectionString: url } : {}),
+    max: options.poolSize ?? 4,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 10_000,
+    application_name: 'smq',
+    ...(settings.length ? { options: settings.join(' ') } : {}),
+  });
+  // An idle client's error (server restart) must not kill the process; the next query reports it.
+  pool.on('error', () => {});
+  try {
+    const probe = await pool.query<{ version: string; ext: string | null; compat: boolean; cols: string[] | null }>(`
+      SELECT current_setting('server_version') AS version,
+             (SELECT extversion FROM pg_extension WHERE extname = 'pgmq') AS ext,
+             to_regclass('pgmq.smq_compat') IS NOT NULL AS compat,
+             (SELECT array_agg(attname::text) FROM pg_attribute
+               WHERE attrelid = to_regclass('pgmq.message_record') AND attnum > 0 AND NOT attisdropped) AS cols`);
+    const row = probe.rows[0]!;
+    let schema: string;
+    if (row.ext) schema = `pgmq ${row.ext}`;
+    else if (row.compat) {
+      const client = await pool.connect();
+      try {
+        schema = `smq compat schema (pgmq ${(await compatVersion(client)) ?? '?'})`;
+      } finally {
+        client.release();
+      }
+    } else {
+      throw new SmqError('connection', `pgmq is not installed in ${location}`, {
+        hint: `run 'smq init --url ...' to install it`,
+      });
+    }
+    const cols = new Set(row.cols ?? []);
+    const columns: sql.Columns = { headers: cols.has('headers'), lastReadAt: cols.has('last_read_at') };
+    return new PgmqBackend(pool, ctx, columns, { backend: 'pgmq', serverVersion: `PostgreSQL ${row.version}`, schema, location });
+  } catch (e) {
+    await pool.end().catch(() => {});
+    throw mapPgError(e, ctx);
+  }
+}
+
+export class PgmqBackend implements Backend {
+  readonly kind = 'pgmq' as const;
+  readonly capabilities: Capabilities;
+  /** Server-quoted table names by queue, for direct reads (peek, naive dequeue). */
+  private readonly tables = new Map<string, string>();
+
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly ctx: PgErrorContext,
+    readonly columns: sql.Columns,
+    private readonly serverInfo: ServerInfo,
+  ) {
+    this.capabilities = {
+      archive: true,
+      headers: columns.headers,
+      attributes: false,
+      tenants: false,
+      maxRetries: false,
+      failedState: false,
+      unlogged: true,
+      jsonBodies: true,
+    };
+  }
+
+  private async run<R extends pg.QueryResultRow>(q: sql.Query, queue?: string): Promise<R[]> {
+    try {
+      const r = await this.pool.query<R>(q.text, q.values);
+      return r.rows;
+    } catch (e) {
+      throw mapPgError(e, queue === undefined ? this.ctx : { ...this.ctx, queue });
+    }
+  }
+
+  private name(queue: string): string {
+    return validateQueueName('pgmq', queue);
+  }
+
+  async info(): Promise<ServerInfo> {
+    return this.serverInfo;
+  }
+
+  async listQueues(options: ListQueuesOptions = {}): Promise<QueueStats[]> {
+    const rows = await this.run<StatsRow>(sql.listQueuesQuery(options.exactThreshold ?? DEFAULT_EXACT_THRESHOLD, null));
+    return rows.map(toStats);
+  }
+
+  async queueStats(queue: string): Promise<QueueStats> {
+    const rows = await this.run<StatsRow>(sql.listQueuesQuery(DEFAULT_EXACT_THRESHOLD, this.name(queue)), queue);
+    if (!rows[0]) throw queueNotFound(queue);
+    return toStats(rows[0]);
+  }
+
+  private async exists(queue: string): Promise<boolean> {
+    const rows = await this.run<{ rel: string | null }>(sql.queueTableQuery(queue), queue);
+    return rows.length > 0;
+  }
+
+  private async table(queue: string): Promise<string> {
+    const cached = this.tables.get(queue);
+    if (cached) return cached;
+    const rows = await this.run<{ rel: string | null }>(sql.queueTableQuery(this.name(queue)), queue);
+    const rel = rows[0]?.rel;
+    if (!rel) throw queueNotFound(queue);
+    this.tables.set(queue, rel);
+    return rel;
+  }
+
+  async createQueue(queue: string, options: CreateQueueOptions = {}): Promise<boolean> {
+    this.name(queue);
+    if (await this.exists(queue)) return false;
+    const fn = options.unlogged ? 'pgmq.create_unlogged' : 'pgmq.create';
+    await this.run({ text: `SELECT ${fn}($1::text)`, values: [queue] }, queue);
+    return true;
+  }
+
+  async dropQueue(queue: string): Promise<void> {
+    this.name(queue);
+    if (!(await this.exists(queue))) throw queueNotFound(queue);
+    this.tables.delete(queue);
+    await this.run({ text: 'SELECT pgmq.drop_queue($1::text)', values: [queue] }, queue);
+  }
+
+  async purgeQueue(queue: string): Promise<number> {
+    this.name(queue);
+    if (!(await this.exists(queue))) throw queueNotFound(queue);
+    const rows = await this.run<{ n: string }>({ text: 'SELECT pgmq.purge_queue($1::text) AS n', values: [queue] }, queue);
+    return toNumber(rows[0]?.n);
+  }
+
+  private checkBody(body: string): void {
+    try {
+      JSON.parse(body);
+    } catch {
+      throw invalidInput(`message body is not valid JSON: ${JSON.stringify(body.length > 60 ? body.slice(0, 60) + '…' : body)}`, 'pgmq bodies must be JSON, e.g. \'{"k":1}\' or \'"text"\'');
+    }
+  }
+
+  private checkDelay(delaySec: number | undefined): number {
+    const d = delaySec ?? 0;
+    if (!Number.isInteger(d) || d < 0) throw invalidInput(`invalid delay ${d}`, 'give a whole number of seconds, 0 or more');
+    return d;
+  }
+
+  async send(queue: string, message: SendInput): Promise<MessageId> {
+    this.name(queue);
+    this.checkBody(message.body);
+    const delay = this.checkDelay(message.delaySec);
+    const rows = await this.run<{ id: string }>(sql.sendQuery(queue, message.body, message.headers, delay, this.columns), queue);
+    return BigInt(rows[0]!.id);
+  }
+
+  async sendBatch(queue: string, messages: readonly SendInput[]): Promise<MessageId[]> {
+    this.name(queue);
+    if (messages.length === 0) return [];
+    for (const m of messages) this.checkBody(m.body);
+    const delays = new Set(messages.map((m) => this.checkDelay(m.delaySec)));
+    const withHeaders = messages.some((m) => m.headers !== undefined);
+    if (delays.size === 1) {
+      const rows = await this.run<{ id: string }>(
+        sql.sendBatchQuery(queue, messages.map((m) => m.body), withHeaders ? messages.map((m) => m.headers) : null, [...delays][0]!, this.columns),
+        queue,
+      );
+      return rows.map((r) => BigInt(r.id));
+    }
+    // Different delays: one transaction, one send per message.
+    return this.transaction(queue, async (client) => {
+      const ids: MessageId[] = [];
+      for (const m of messages) {
+        const q = sql.sendQuery(queue, m.body, m.headers, m.delaySec ?? 0, this.columns);
+        const r = await client.query<{ id: string }>(q.text, q.values);
+        ids.push(BigInt(r.rows[0]!.id));
+      }
+      return ids;
+    });
+  }
+
+  private async transaction<T>(queue: string | undefined, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw mapPgError(e, this.ctx);
+    }
+    let broken = false;
+    try {
+      await client.query(begin);
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw mapPgError(e, queue === undefined ? this.ctx : { ...this.ctx, queue });
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async receive(queue: string, options: ReceiveOptions): Promise<Message[]> {
+    this.name(queue);
+    if (!Number.isInteger(options.qty) || options.qty < 1) throw invalidInput(`invalid quantity ${options.qty}`, 'give a whole number of 1 or more');
+    const vt = options.vtSec ?? DEFAULT_VT_SEC;
+    if (!Number.isInteger(vt) || vt < 0) throw invalidInput(`invalid visibility timeout ${vt}`, 'give a whole number of seconds, 0 or more');
+    if (options.dequeue === 'naive') return this.naiveReceive(queue, options.qty, vt, options.naivePauseMs ?? 0);
+    const rows = await this.run<MessageRow>(sql.readQuery(queue, vt, options.qty, this.columns), queue);
+    return rows.map((r) => toMessage({ ...r, state: 'inflight' }));
+  }
+
+  private async naiveReceive(queue: string, qty: number, vt: number, pauseMs: number): Promise<Message[]> {
+    const rel = await this.table(queue);
+    return this.transaction(
+      queue,
+      async (client) => {
+        const sel = sql.naiveSelectQuery(rel, qty);
+        const candidates = await client.query<{ msg_id: string }>(sel.text, sel.values);
+        if (candidates.rows.length === 0) return [];
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+        const upd = sql.naiveUpdateQuery(rel, candidates.rows.map((r) => BigInt(r.msg_id)), vt, this.columns);
+        const rows = await client.query<MessageRow>(upd.text, upd.values);
+        return rows.rows.map((r) => toMessage({ ...r, state: 'inflight' }));
+      },
+      'BEGIN ISOLATION LEVEL READ COMMITTED',
+    );
+  }
+
+  private checkIds(ids: readonly MessageId[]): string[] {
+    return ids.map((id) => {
+      if (id < 0n) throw invalidInput(`invalid message id ${id}`, 'ids are whole numbers, 0 or more');
+      return String(id);
+    });
+  }
+
+  async delete(queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
+    this.name(queue);
+    if (ids.length === 0) return [];
+    const rows = await this.run<{ id: string }>({ text: 'SELECT * FROM pgmq.delete($1::text, $2::bigint[]) AS id', values: [queue, this.checkIds(ids)] }, queue);
+    return rows.map((r) => BigInt(r.id));
+  }
+
+  async archive(queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
+    this.name(queue);
+    if (ids.length === 0) return [];
+    const rows = await this.run<{ id: string }>({ text: 'SELECT * FROM pgmq.archive($1::text, $2::bigint[]) AS id', values: [queue, this.checkIds(ids)] }, queue);
+    return rows.map((r) => BigInt(r.id));
+  }
+
+  async setVisibility(queue: string, ids: readonly MessageId[], vtSec: number): Promise<MessageId[]> {
+    this.name(queue);
+    if (!Number.isInteger(vtSec) || vtSec < 0) throw invalidInput(`invalid visibility timeout ${vtSec}`, 'give a whole number of seconds, 0 or more');
+    if (ids.length === 0) return [];
+    this.checkIds(ids);
+    const rows = await this.run<{ msg_id: string }>(sql.setVisibilityQuery(queue, ids, vtSec), queue);
+    return rows.map((r) => BigInt(r.msg_id));
+  }
+
+  async peek(queue: string, options: PeekOptions): Promise<Message[]> {
+    if (!Number.isInteger(options.limit) || options.limit < 1) throw invalidInput(`invalid limit ${options.limit}`, 'give a whole number of 1 or more');
+    if (options.state === 'failed') throw invalidInput('pgmq has no failed state', 'use ready, inflight, delayed or all');
+    const rel = await this.table(queue);
+    const rows = await this.run<MessageRow>(sql.peekQuery(rel, this.columns, options), queue);
+    return rows.map((r) => toMessage(r));
+  }
+
+  async health(): Promise<HealthInfo> {
+    const rows = await this.run<{ xact_age: number | null; xact_pid: number | null; slot: string | null; slot_age: number | null; dead: string | null; live: string | null }>({
+      text: `SELECT
+        (SELECT age(backend_xmin) FROM pg_stat_activity WHERE backend_xmin IS NOT NULL ORDER BY age(backend_xmin) DESC LIMIT 1) AS xact_age,
+        (SELECT pid FROM pg_stat_activity WHERE backend_xmin IS NOT NULL ORDER BY age(backend_xmin) DESC LIMIT 1) AS xact_pid,
+        (SELECT slot_name::text FROM pg_replication_slots WHERE xmin IS NOT NULL OR catalog_xmin IS NOT NULL
+           ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC NULLS LAST LIMIT 1) AS slot,
+        (SELECT greatest(age(xmin), age(catalog_xmin)) FROM pg_replication_slots
+           ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC NULLS LAST LIMIT 1) AS slot_age,
+        (SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE schemaname = 'pgmq') AS dead,
+        (SELECT sum(n_live_tup) FROM pg_stat_user_tables WHERE schemaname = 'pgmq') AS live`,
+      values: [],
+    });
+    const r = rows[0]!;
+    const parts: string[] = [];
+    const warnings: string[] = [];
+    if (r.slot && (r.slot_age ?? 0) >= (r.xact_age ?? 0)) parts.push(`vacuum held by slot ${r.slot} (${r.slot_age} xids)`);
+    else if (r.xact_age !== null) parts.push(`oldest xmin: pid ${r.xact_pid} (${r.xact_age} xids)`);
+    else parts.push('vacuum not held back');
+    const dead = toNumber(r.dead);
+    const live = toNumber(r.live);
+    parts.push(`dead tuples in queue tables: ${dead}`);
+    if (dead > 100_000 && dead > live) warnings.push(`queue tables hold ${dead} dead tuples (more than live ones): vacuum is falling behind`);
+    if ((r.xact_age ?? 0) > 1_000_000) warnings.push(`a transaction (pid ${r.xact_pid}) has held back vacuum for ${r.xact_age} xids`);
+    return { summary: parts.join(' · '), warnings };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => {});
+  }
+}
+
+interface StatsRow {
+  queue_name: string;
+  is_partitioned: boolean;
+  is_unlogged: boolean;
+  created_at: Date | null;
+  q_inserted: string | null;
+  q_deleted: string | null;
+  ready: string | null;
+  inflight: string | null;
+  delayed: string | null;
+  total: string | null;
+  oldest_age: number | null;
+  newest_age: number | null;
+  estimated: boolean | null;
+  archived: string | null;
+  archived_estimated: boolean | null;
+}
+
+function toStats(r: StatsRow): QueueStats {
+  return {
+    name: r.queue_name,
+    ready: toNumber(r.ready),
+    inFlight: toNumber(r.inflight),
+    delayed: toNumber(r.delayed),
+    total: toNumber(r.total),
+    archived: toNumber(r.archived),
+    oldestAgeSec: r.oldest_age === null ? null : Math.max(0, r.oldest_age),
+    newestAgeSec: r.newest_age === null ? null : Math.max(0, r.newest_age),
+    estimated: Boolean(r.estimated) || Boolean(r.archived_estimated),
+    createdAt: r.created_at,
+    isUnlogged: r.is_unlogged,
+    isPartitioned: r.is_partitioned,
+    insertedTotal: r.q_inserted === null ? undefined : toNumber(r.q_inserted),
+    removedTotal: r.q_deleted === null ? undefined : toNumber(r.q_deleted),
+  };
+}

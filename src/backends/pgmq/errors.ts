@@ -1,0 +1,84 @@
+// node-postgres errors -> SmqError, keeping the server's fields (code, detail, hint)
+// and never the password.
+import { SmqError, queueNotFound } from '../../errors.js';
+import { redactSecrets } from '../target.js';
+
+interface PgErrorLike {
+  code?: string;
+  message?: string;
+  detail?: string;
+  hint?: string;
+  errno?: number;
+}
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE']);
+
+export interface PgErrorContext {
+  /** Redacted connection description, for connection errors. */
+  readonly location: string;
+  /** Secrets to scrub from any text (URL password, PGPASSWORD). */
+  readonly secrets: readonly (string | undefined)[];
+  /** The queue the call was about, so missing-table errors become queue-not-found. */
+  readonly queue?: string;
+}
+
+export function isConnectionError(e: unknown): boolean {
+  const err = e as PgErrorLike;
+  if (!err || typeof err !== 'object') return false;
+  if (err.code && CONNECT_CODES.has(err.code)) return true;
+  // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection exceptions
+  if (err.code && (/^08/.test(err.code) || /^57P0[123]$/.test(err.code))) return true;
+  const msg = err.message ?? '';
+  return /Connection terminated|connection timeout|timeout expired|Client has encountered a connection error|not queryable/i.test(msg);
+}
+
+export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
+  if (e instanceof SmqError) return e;
+  const err = (e ?? {}) as PgErrorLike;
+  const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, ctx.secrets));
+  const message = clean(err.message) ?? String(e);
+
+  if (isConnectionError(e)) {
+    const reason = err.code && CONNECT_CODES.has(err.code) ? `${err.code} ${message}` : message;
+    return new SmqError('connection', `cannot connect to ${ctx.location}: ${reason}`, {
+      hint: 'check --url and that the server is running',
+      cause: e,
+    });
+  }
+  switch (err.code) {
+    case '28P01':
+    case '28000':
+      return new SmqError('auth', `authentication failed for ${ctx.location}: ${message}`, {
+        hint: 'check the user name and password',
+        cause: e,
+      });
+    case '3D000':
+      return new SmqError('connection', `cannot connect to ${ctx.location}: ${message}`, {
+        hint: 'check the database name in --url',
+        cause: e,
+      });
+    case '25006':
+      return new SmqError('read-only', `the database refused a write: ${message}`, {
+        hint: 'this connection is read-only (--read-only or a standby); drop --read-only to change data',
+        cause: e,
+      });
+    case '22P02':
+    case '22032':
+      return new SmqError('invalid-input', `invalid message body: ${message}`, {
+        hint: 'pgmq message bodies must be JSON',
+        cause: e,
+      });
+  }
+  if (ctx.queue !== undefined && (err.code === '42P01' || /queue .* does not exist|relation .* does not exist/i.test(message))) {
+    return queueNotFound(ctx.queue);
+  }
+  if (err.code === '42883' && /pgmq\./.test(message)) {
+    return new SmqError('database', `pgmq function missing: ${message}`, {
+      hint: "run 'smq init' to install pgmq, or upgrade the pgmq extension",
+      cause: e,
+    });
+  }
+  const parts = [`database error${err.code ? ` ${err.code}` : ''}: ${message}`];
+  if (err.detail) parts.push(`(${clean(err.detail)})`);
+  return new SmqError('database', parts.join(' '), { hint: clean(err.hint), cause: e });
+}

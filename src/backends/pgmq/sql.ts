@@ -1,0 +1,191 @@
+// SQL for the pgmq backend, built by pure functions (unit-testable without a database).
+// Queue names never enter SQL text from the client: they are bound as values, and table
+// names are quoted by the server (format('%I') / regclass output).
+import type { MessageState, PeekOptions } from '../types.js';
+
+export interface Query {
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+/** Which optional message columns this pgmq install has (1.5+: headers, 1.10+: last_read_at). */
+export interface Columns {
+  readonly headers: boolean;
+  readonly lastReadAt: boolean;
+}
+
+export function messageColumns(cols: Columns, prefix = ''): string {
+  const p = prefix ? `${prefix}.` : '';
+  const list = [`${p}msg_id`, `${p}read_ct`, `${p}enqueued_at`, `${p}vt`, `${p}message::text AS message`];
+  list.push(cols.headers ? `${p}headers` : 'NULL::jsonb AS headers');
+  list.push(cols.lastReadAt ? `${p}last_read_at` : 'NULL::timestamptz AS last_read_at');
+  return list.join(', ');
+}
+
+// Per-queue statistics, run through query_to_xml so that one statement covers every queue:
+// the server builds each inner query with the table's regclass (already quoted), so no name
+// is spliced into SQL on the client. Small queues are counted exactly in one scan; above the
+// threshold the total comes from the statistics collector's live-tuple count, and only the
+// invisible part (vt > now(), served by the vt index) is counted.
+const EXACT_STATS = `SELECT count(*) FILTER (WHERE vt <= now()) AS ready,
+ count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
+ count(*) FILTER (WHERE vt > now() AND read_ct = 0) AS delayed,
+ count(*) AS total,
+ extract(epoch FROM now() - min(enqueued_at)) AS oldest,
+ extract(epoch FROM now() - max(enqueued_at)) AS newest,
+ false AS estimated
+ FROM %1$s`;
+
+const ESTIMATED_STATS = `SELECT greatest(%2$s - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
+ greatest(%2$s, i.inflight + i.delayed) AS total,
+ (SELECT extract(epoch FROM now() - enqueued_at) FROM %1$s ORDER BY msg_id LIMIT 1) AS oldest,
+ (SELECT extract(epoch FROM now() - enqueued_at) FROM %1$s ORDER BY msg_id DESC LIMIT 1) AS newest,
+ true AS estimated
+ FROM (SELECT count(*) FILTER (WHERE read_ct > 0) AS inflight, count(*) FILTER (WHERE read_ct = 0) AS delayed
+       FROM %1$s WHERE vt > now()) i`;
+
+/**
+ * Stats of every queue (queue = null) or of one, in one round trip.
+ * $1 = exact-count threshold, $2 = queue name or null.
+ */
+export function listQueuesQuery(exactThreshold: number, queue: string | null): Query {
+  const text = `
+WITH q AS (
+  SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at,
+         to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name))) AS qrel,
+         to_regclass(format('pgmq.%I', 'a_' || lower(m.queue_name))) AS arel
+  FROM pgmq.meta m
+  WHERE $2::text IS NULL OR m.queue_name = $2::text
+), s AS (
+  SELECT q.*,
+         pg_stat_get_live_tuples(q.qrel) AS q_live,
+         pg_stat_get_live_tuples(q.arel) AS a_live,
+         pg_stat_get_tuples_inserted(q.qrel) AS q_inserted,
+         pg_stat_get_tuples_deleted(q.qrel) AS q_deleted
+  FROM q WHERE q.qrel IS NOT NULL
+)
+SELECT s.queue_name, s.is_partitioned, s.is_unlogged, s.created_at, s.q_inserted, s.q_deleted,
+       (xpath('/row/ready/text()', x.stats))[1]::text::bigint AS ready,
+       (xpath('/row/inflight/text()', x.stats))[1]::text::bigint AS inflight,
+       (xpath('/row/delayed/text()', x.stats))[1]::text::bigint AS delayed,
+       (xpath('/row/total/text()', x.stats))[1]::text::bigint AS total,
+       (xpath('/row/oldest/text()', x.stats))[1]::text::float8 AS oldest_age,
+       (xpath('/row/newest/text()', x.stats))[1]::text::float8 AS newest_age,
+       (xpath('/row/estimated/text()', x.stats))[1]::text::boolean AS estimated,
+       CASE WHEN s.arel IS NULL THEN NULL
+            WHEN s.a_live > $1::bigint THEN s.a_live
+            ELSE (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s', s.arel), false, true, '')))[1]::text::bigint
+       END AS archived,
+       s.arel IS NOT NULL AND s.a_live > $1::bigint AS archived_estimated
+FROM s,
+LATERAL (SELECT query_to_xml(
+           CASE WHEN s.q_live > $1::bigint
+                THEN format($est$${ESTIMATED_STATS}$est$, s.qrel, s.q_live)
+                ELSE format($ex$${EXACT_STATS}$ex$, s.qrel) END,
+           false, true, '') AS stats) x
+ORDER BY s.queue_name`;
+  return { text, values: [exactThreshold, queue] };
+}
+
+/** The server-quoted name of a queue's live table, or null when the queue does not exist. */
+export function queueTableQuery(queue: string): Query {
+  return {
+    text: `SELECT to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name)))::text AS rel
+           FROM pgmq.meta m WHERE m.queue_name = $1::text`,
+    values: [queue],
+  };
+}
+
+export const STATE_CASE = `CASE WHEN vt <= now() THEN 'ready' WHEN read_ct > 0 THEN 'inflight' ELSE 'delayed' END`;
+
+const STATE_WHERE: Record<Exclude<MessageState, 'failed'> | 'all', string> = {
+  all: 'TRUE',
+  ready: 'vt <= now()',
+  inflight: 'vt > now() AND read_ct > 0',
+  delayed: 'vt > now() AND read_ct = 0',
+};
+
+/**
+ * Reads a queue's table directly (never pgmq.read, which would bump read_ct and hide the
+ * message). `rel` is the server-quoted table name from queueTableQuery.
+ */
+export function peekQuery(rel: string, cols: Columns, options: PeekOptions): Query {
+  const state = options.state ?? 'all';
+  if (state === 'failed') throw new Error('pgmq has no failed state');
+  const newest = options.order === 'newest';
+  const text = `SELECT ${messageColumns(cols)}, ${STATE_CASE} AS state
+FROM ${rel}
+WHERE ($1::bigint IS NULL OR msg_id = $1::bigint)
+  AND ($2::bigint IS NULL OR msg_id ${newest ? '<' : '>'} $2::bigint)
+  AND ${STATE_WHERE[state]}
+ORDER BY msg_id ${newest ? 'DESC' : 'ASC'}
+LIMIT $3::int`;
+  return { text, values: [options.id ?? null, options.afterId ?? null, options.limit] };
+}
+
+export function readQuery(queue: string, vtSec: number, qty: number, cols: Columns): Query {
+  return {
+    text: `SELECT ${messageColumns(cols, 'r')} FROM pgmq.read($1::text, $2::integer, $3::integer) r`,
+    values: [queue, vtSec, qty],
+  };
+}
+
+/**
+ * The deliberately unsafe dequeue: candidates are selected without a lock, then updated by id.
+ * Under READ COMMITTED two sessions can pick the same ids; the second UPDATE waits for the
+ * first, re-checks only `msg_id = ANY(...)`, and hands the message out again. The tester uses
+ * this to prove its checker catches double-dequeues. Never use it for real work.
+ */
+export function naiveSelectQuery(rel: string, qty: number): Query {
+  return {
+    text: `SELECT msg_id FROM ${rel} WHERE vt <= clock_timestamp() ORDER BY msg_id LIMIT $1::int`,
+    values: [qty],
+  };
+}
+
+export function naiveUpdateQuery(rel: string, ids: readonly bigint[], vtSec: number, cols: Columns): Query {
+  const setLastRead = cols.lastReadAt ? ', last_read_at = clock_timestamp()' : '';
+  return {
+    text: `UPDATE ${rel} SET vt = clock_timestamp() + make_interval(secs => $2::int), read_ct = read_ct + 1${setLastRead}
+WHERE msg_id = ANY($1::bigint[])
+RETURNING ${messageColumns(cols)}`,
+    values: [ids.map(String), vtSec],
+  };
+}
+
+export function sendQuery(queue: string, body: string, headers: Record<string, string> | undefined, delaySec: number, cols: Columns): Query {
+  if (cols.headers) {
+    return {
+      text: 'SELECT * FROM pgmq.send($1::text, $2::jsonb, $3::jsonb, $4::integer) AS id',
+      values: [queue, body, headers ? JSON.stringify(headers) : null, delaySec],
+    };
+  }
+  return { text: 'SELECT * FROM pgmq.send($1::text, $2::jsonb, $3::integer) AS id', values: [queue, body, delaySec] };
+}
+
+export function sendBatchQuery(
+  queue: string,
+  bodies: readonly string[],
+  headers: readonly (Record<string, string> | undefined)[] | null,
+  delaySec: number,
+  cols: Columns,
+): Query {
+  if (cols.headers && headers) {
+    return {
+      text: 'SELECT * FROM pgmq.send_batch($1::text, $2::jsonb[], $3::jsonb[], $4::integer) AS id',
+      values: [queue, bodies, headers.map((h) => (h ? JSON.stringify(h) : null)), delaySec],
+    };
+  }
+  return {
+    text: 'SELECT * FROM pgmq.send_batch($1::text, $2::jsonb[], $3::integer) AS id',
+    values: [queue, bodies, delaySec],
+  };
+}
+
+export function setVisibilityQuery(queue: string, ids: readonly bigint[], vtSec: number): Query {
+  // One round trip for many ids; set_vt is per message in pgmq 1.x.
+  return {
+    text: `SELECT s.msg_id FROM unnest($2::bigint[]) AS i(id), LATERAL pgmq.set_vt($1::text, i.id, $3::integer) s`,
+    values: [queue, ids.map(String), vtSec],
+  };
+}

@@ -1,0 +1,52 @@
+// Turning command-line text into checked values. Every failure is an invalid-input
+// error (exit 2) that names the option and says what is expected.
+import { invalidInput } from '../errors.js';
+import type { MessageId } from '../backends/types.js';
+
+/** Message ids are bigint: SmoothMQ's snowflakes exceed 2^53. Only plain decimal digits. */
+export function parseMessageId(text: string, what = 'message id'): MessageId {
+  const t = String(text).trim();
+  if (!/^\d{1,20}$/.test(t)) {
+    throw invalidInput(`invalid ${what} ${JSON.stringify(String(text))}`, 'ids are non-negative whole numbers, e.g. 42');
+  }
+  const id = BigInt(t);
+  // Both stores keep ids in signed 64-bit columns.
+  if (id > 9223372036854775807n) throw invalidInput(`invalid ${what} ${t}`, 'it is larger than a 64-bit id');
+  return id;
+}
+
+function checkInteger(name: string, value: unknown, min: number, example: string): number {
+  const n = typeof value === 'number' ? value : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    const shown = typeof value === 'number' && Number.isNaN(value) ? 'that' : JSON.stringify(value ?? null);
+    const what = min === 0 ? 'a whole number of 0 or more' : `a whole number of ${min} or more`;
+    throw invalidInput(`--${name} must be ${what}, not ${shown}`, `for example --${name} ${example}`);
+  }
+  return n;
+}
+
+export const positiveInt = (name: string, value: unknown, example = '10') => checkInteger(name, value, 1, example);
+export const nonNegativeInt = (name: string, value: unknown, example = '30') => checkInteger(name, value, 0, example);
+
+export function optionalNonNegativeInt(name: string, value: unknown, example?: string): number | undefined {
+  return value === undefined ? undefined : nonNegativeInt(name, value, example);
+}
+
+/** --header k=v, repeatable: the option arrives as a string or an array of them. */
+export function parseHeaders(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  const items = (Array.isArray(value) ? value : [value]).map(String);
+  const headers: Record<string, string> = {};
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw invalidInput(`invalid --header ${JSON.stringify(item)}`, 'write --header name=value');
+    headers[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return headers;
+}
+
+/** Positional strings: yargs may hand over numbers for names like 007 unless told otherwise. */
+export function asStrings(value: unknown): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}

@@ -1,0 +1,36 @@
+// Destructive commands (drop, purge, delete): on a terminal they ask; in scripts they need --yes.
+import { createInterface } from 'node:readline/promises';
+import { usageError } from '../errors.js';
+import { escapeControl } from '../text/escape.js';
+import { ioOf, type GlobalArgs } from './context.js';
+
+function canAsk(argv: GlobalArgs): boolean {
+  const io = ioOf(argv);
+  return Boolean(io.stdin.isTTY && io.stderr.isTTY);
+}
+
+/**
+ * Call before connecting: without --yes and without a terminal to ask on, refuse
+ * (exit 2) so nothing is touched.
+ */
+export function checkConfirmable(argv: GlobalArgs, action: string): void {
+  if (argv.yes || canAsk(argv)) return;
+  throw usageError(`refusing to ${action} without confirmation`, 'pass --yes (no terminal to ask on)');
+}
+
+/** Asks on stderr and reads the answer from stdin; anything but y/yes aborts with nothing changed. */
+export async function confirm(argv: GlobalArgs, question: string): Promise<void> {
+  if (argv.yes) return;
+  if (!canAsk(argv)) throw usageError('refusing without confirmation', 'pass --yes');
+  const io = ioOf(argv);
+  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: true });
+  let answer = '';
+  try {
+    // Ctrl-D / Ctrl-C close the interface: that counts as "no".
+    const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
+    answer = await Promise.race([rl.question(`${escapeControl(question)} [y/N] `), closed]);
+  } finally {
+    rl.close();
+  }
+  if (!/^\s*y(es)?\s*$/i.test(answer)) throw usageError('aborted', 'nothing was changed');
+}

@@ -1,0 +1,50 @@
+// smq receive <queue>: claims messages (they stay hidden for the visibility timeout);
+// --delete acknowledges them right away.
+import type { CommandModule } from 'yargs';
+import { optionalNonNegativeInt, positiveInt } from './args.js';
+import { printerOf, withBackend, type GlobalArgs } from './context.js';
+import { messageRecord, messageTable } from '../output/records.js';
+
+interface ReceiveArgs extends GlobalArgs {
+  readonly queue: string;
+  readonly qty: number;
+  readonly vt?: number | undefined;
+  readonly delete?: boolean | undefined;
+}
+
+export const receiveCommand: CommandModule<GlobalArgs, ReceiveArgs> = {
+  command: 'receive <queue>',
+  describe: 'receive messages (hidden until --vt passes or they are deleted)',
+  builder: (y) =>
+    y
+      .positional('queue', { type: 'string', demandOption: true, describe: 'queue name' })
+      .option('qty', { alias: 'n', type: 'number', default: 1, requiresArg: true, describe: 'how many messages at most' })
+      .option('vt', {
+        type: 'number',
+        requiresArg: true,
+        describe: "visibility timeout in seconds [default: the queue's own on SmoothMQ, 30 on pgmq]",
+      })
+      .option('delete', { type: 'boolean', describe: 'delete the messages right after receiving them' })
+      .example('$0 receive orders --qty 10 --vt 60', '')
+      .example('$0 receive orders --delete --json', 'take one message for good'),
+  handler: async (argv) => {
+    const queue = String(argv.queue);
+    const qty = positiveInt('qty', argv.qty);
+    const vtSec = optionalNonNegativeInt('vt', argv.vt);
+    const printer = printerOf(argv);
+    await withBackend(
+      argv,
+      async (backend) => {
+        const messages = await backend.receive(queue, { qty, ...(vtSec === undefined ? {} : { vtSec }) });
+        if (argv.delete && messages.length > 0) await backend.delete(queue, messages.map((m) => m.id));
+        printer.list(
+          messages,
+          messageTable({ maxTries: backend.capabilities.maxRetries }),
+          messageRecord,
+          `no message ready in ${JSON.stringify(queue)}`,
+        );
+      },
+      { writes: 'smq receive', queues: [queue] },
+    );
+  },
+};

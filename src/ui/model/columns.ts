@@ -1,0 +1,112 @@
+// Columns of the queue list, which ones a backend has, and which to drop when the
+// terminal is too narrow for all of them.
+import type { Capabilities } from '../../backends/types.js';
+
+export const COLUMN_IDS = [
+  'tenant',
+  'name',
+  'ready',
+  'inFlight',
+  'delayed',
+  'total',
+  'oldest',
+  'in',
+  'out',
+  'archived',
+  'failed',
+  'spark',
+] as const;
+export type ColumnId = (typeof COLUMN_IDS)[number];
+
+export interface ColumnSpec {
+  readonly id: ColumnId;
+  readonly title: string;
+  /** Fixed width; NAME takes what is left, between minWidth and maxWidth. */
+  readonly width: number;
+  readonly minWidth?: number;
+  readonly maxWidth?: number;
+  readonly align: 'left' | 'right';
+  /** Lower is more important; the highest goes first when space runs out. NAME never goes. */
+  readonly dropOrder: number;
+  /** Sorting on this column by default puts the largest first. */
+  readonly descByDefault: boolean;
+  /** Shift-key that sorts by this column (`<`/`>` reach every column). */
+  readonly sortKey?: string;
+}
+
+export const SPARK_WIDTH = 15;
+
+const SPECS: Record<ColumnId, ColumnSpec> = {
+  tenant: { id: 'tenant', title: 'TENANT', width: 8, align: 'left', dropOrder: 3, descByDefault: false, sortKey: 'E' },
+  name: {
+    id: 'name',
+    title: 'NAME',
+    width: 0,
+    minWidth: 14,
+    maxWidth: 48,
+    align: 'left',
+    dropOrder: 0,
+    descByDefault: false,
+    sortKey: 'N',
+  },
+  ready: { id: 'ready', title: 'READY', width: 8, align: 'right', dropOrder: 1, descByDefault: true, sortKey: 'R' },
+  inFlight: { id: 'inFlight', title: 'IN-FLIGHT', width: 9, align: 'right', dropOrder: 2, descByDefault: true, sortKey: 'I' },
+  delayed: { id: 'delayed', title: 'DELAYED', width: 8, align: 'right', dropOrder: 7, descByDefault: true, sortKey: 'D' },
+  total: { id: 'total', title: 'TOTAL', width: 8, align: 'right', dropOrder: 2, descByDefault: true, sortKey: 'T' },
+  oldest: { id: 'oldest', title: 'OLDEST', width: 7, align: 'right', dropOrder: 4, descByDefault: true, sortKey: 'O' },
+  in: { id: 'in', title: 'IN/s', width: 7, align: 'right', dropOrder: 5, descByDefault: true },
+  out: { id: 'out', title: 'OUT/s', width: 7, align: 'right', dropOrder: 5, descByDefault: true },
+  archived: { id: 'archived', title: 'ARCHIVED', width: 8, align: 'right', dropOrder: 8, descByDefault: true, sortKey: 'A' },
+  failed: { id: 'failed', title: 'FAILED', width: 7, align: 'right', dropOrder: 6, descByDefault: true, sortKey: 'F' },
+  spark: { id: 'spark', title: 'DEPTH 1m', width: SPARK_WIDTH, align: 'left', dropOrder: 9, descByDefault: false },
+};
+
+export function columnSpec(id: ColumnId): ColumnSpec {
+  return SPECS[id];
+}
+
+/** The columns this backend has, in display order. */
+export function availableColumns(capabilities: Capabilities, showTenant: boolean): ColumnId[] {
+  return COLUMN_IDS.filter((id) => {
+    if (id === 'tenant') return showTenant;
+    if (id === 'archived') return capabilities.archive;
+    if (id === 'failed') return capabilities.failedState;
+    return true;
+  });
+}
+
+export interface LaidOutColumn {
+  readonly spec: ColumnSpec;
+  readonly width: number;
+}
+
+/** One space between columns. */
+export const COLUMN_GAP = 1;
+
+/**
+ * Fits columns into `totalWidth`: drops the least important ones until the rest fit with
+ * NAME at its minimum, then gives NAME the room left (up to its maximum).
+ */
+export function layoutColumns(ids: readonly ColumnId[], totalWidth: number): LaidOutColumn[] {
+  let kept = [...ids];
+  const need = (cols: readonly ColumnId[]) =>
+    cols.reduce((sum, id) => sum + (id === 'name' ? SPECS.name.minWidth! : SPECS[id].width), 0) +
+    COLUMN_GAP * Math.max(0, cols.length - 1);
+  while (need(kept) > totalWidth && kept.length > 1) {
+    // The highest dropOrder goes; on a tie the rightmost.
+    let victim = -1;
+    for (let i = 0; i < kept.length; i++) {
+      const id = kept[i]!;
+      if (id === 'name') continue;
+      if (victim < 0 || SPECS[id].dropOrder >= SPECS[kept[victim]!].dropOrder) victim = i;
+    }
+    if (victim < 0) break;
+    kept = kept.filter((_, i) => i !== victim);
+  }
+  const fixed = need(kept) - (kept.includes('name') ? SPECS.name.minWidth! : 0);
+  const nameWidth = Math.max(
+    SPECS.name.minWidth!,
+    Math.min(SPECS.name.maxWidth!, totalWidth - fixed),
+  );
+  return kept.map((id) => ({ spec: SPECS[id], width: id === 'name' ? nameWidth : SPECS[id].width }));
+}
