@@ -18,9 +18,9 @@ export function parseMessageId(text: string, what = 'message id'): MessageId {
 function checkInteger(name: string, value: unknown, min: number, example: string): number {
   const n = typeof value === 'number' ? value : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min) {
-    const shown = typeof value === 'number' && Number.isNaN(value) ? 'that' : JSON.stringify(value ?? null);
-    const what = min === 0 ? 'a whole number of 0 or more' : `a whole number of ${min} or more`;
-    throw invalidInput(`--${name} must be ${what}, not ${shown}`, `for example --${name} ${example}`);
+    // yargs has already turned text like "abc" into NaN: then there is nothing useful to echo.
+    const shown = typeof value === 'number' && Number.isFinite(value) ? `, not ${value}` : '';
+    throw invalidInput(`--${name} must be a whole number of ${min} or more${shown}`, `for example --${name} ${example}`);
   }
   return n;
 }

@@ -1,5 +1,5 @@
 // Destructive commands (drop, purge, delete): on a terminal they ask; in scripts they need --yes.
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import { usageError } from '../errors.js';
 import { escapeControl } from '../text/escape.js';
 import { ioOf, type GlobalArgs } from './context.js';
@@ -23,14 +23,15 @@ export async function confirm(argv: GlobalArgs, question: string): Promise<void>
   if (argv.yes) return;
   if (!canAsk(argv)) throw usageError('refusing without confirmation', 'pass --yes');
   const io = ioOf(argv);
-  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: true });
-  let answer = '';
-  try {
-    // Ctrl-D / Ctrl-C close the interface: that counts as "no".
-    const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
-    answer = await Promise.race([rl.question(`${escapeControl(question)} [y/N] `), closed]);
-  } finally {
-    rl.close();
-  }
+  io.stderr.write(`${escapeControl(question)} [y/N] `);
+  // The terminal echoes in cooked mode, so readline only needs to split lines off stdin.
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  const answer = await new Promise<string>((resolve) => {
+    rl.once('line', resolve);
+    // Ctrl-D / Ctrl-C close the input: that counts as "no".
+    rl.once('close', () => resolve(''));
+  });
+  rl.close();
+  io.stdin.pause?.();
   if (!/^\s*y(es)?\s*$/i.test(answer)) throw usageError('aborted', 'nothing was changed');
 }

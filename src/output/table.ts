@@ -58,7 +58,7 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
     let used = 0;
     const parts = row.map((cell, i) => {
       if (i === last) {
-        const room = options.maxWidth === undefined ? undefined : Math.max(options.maxWidth - used, 10);
+        const room = options.maxWidth === undefined ? undefined : Math.max(options.maxWidth - used, 20);
         const text = room === undefined ? cell : truncate(cell, room);
         return columns[i]?.align === 'right' ? pad(text, widths[i] ?? 0, 'right') : text;
       }

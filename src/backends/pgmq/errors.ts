@@ -69,6 +69,9 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
         cause: e,
       });
   }
+  if (/invalid queue name/i.test(message) && (err.code === '22023' || err.code === 'P0001')) {
+    return new SmqError('invalid-queue-name', message, { hint: "pgmq names are at most 47 bytes, without $ ; -- or '", cause: e });
+  }
   if (ctx.queue !== undefined && (err.code === '42P01' || /queue .* does not exist|relation .* does not exist/i.test(message))) {
     return queueNotFound(ctx.queue);
   }

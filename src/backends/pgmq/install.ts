@@ -8,38 +8,74 @@ export const COMPAT_SQL_PATH = new URL('../../../sql/pgmq-compat.sql', import.me
 export type InitResult =
   | { readonly mode: 'extension-existing'; readonly version: string }
   | { readonly mode: 'extension-created'; readonly version: string }
+  /** pgmq installed from its plain SQL file (no extension row): left alone. */
+  | { readonly mode: 'sql-existing'; readonly version: string }
   | { readonly mode: 'compat-existing'; readonly version: string }
   | { readonly mode: 'compat-installed'; readonly version: string };
+
+// Two `smq init` runs at once on one database: the second waits, then finds the schema.
+// An arbitrary constant, the same in every smq process.
+const INSTALL_LOCK_KEY = 0x736d_7131; // "smq1"
 
 export function compatSql(): string {
   return readFileSync(COMPAT_SQL_PATH, 'utf8');
 }
 
 export async function initPgmq(client: ClientBase): Promise<InitResult> {
-  const ext = await client.query<{ extversion: string }>(
-    "SELECT extversion FROM pg_extension WHERE extname = 'pgmq'",
-  );
-  if (ext.rows[0]) return { mode: 'extension-existing', version: ext.rows[0].extversion };
+  const ext = await extensionVersion(client);
+  if (ext) return { mode: 'extension-existing', version: ext };
+
+  // Checked before trying CREATE EXTENSION: an installed compat schema stays in place, and
+  // a pgmq made from its SQL file is never touched.
+  const existing = await compatVersion(client);
+  if (existing) return { mode: 'compat-existing', version: existing };
+  if (await hasForeignPgmqSchema(client)) return { mode: 'sql-existing', version: 'unknown' };
 
   const available = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pgmq'");
   if (available.rowCount) {
-    await client.query('CREATE EXTENSION IF NOT EXISTS pgmq');
-    const v = await client.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'pgmq'");
-    return { mode: 'extension-created', version: v.rows[0]?.extversion ?? 'unknown' };
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS pgmq');
+      return { mode: 'extension-created', version: (await extensionVersion(client)) ?? 'unknown' };
+    } catch {
+      // Available but not creatable here (e.g. no privilege): fall back to the compat schema.
+    }
   }
 
-  const existing = await compatVersion(client);
-  if (existing) return { mode: 'compat-existing', version: existing };
-  // One transaction: either the whole schema is there afterwards, or none of it.
-  await client.query('BEGIN');
+  // A session lock, taken before the transaction starts: the transaction that follows then
+  // begins with fresh catalog caches and sees a schema another init committed meanwhile
+  // (a lock taken inside the transaction would leave its cached "no such table" in place).
+  await client.query('SELECT pg_advisory_lock($1)', [INSTALL_LOCK_KEY]);
   try {
-    await client.query(compatSql());
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK');
-    throw e;
+    const now = await compatVersion(client);
+    if (now) return { mode: 'compat-existing', version: now };
+    // One transaction: either the whole schema is there afterwards, or none of it.
+    await client.query('BEGIN');
+    try {
+      await client.query(compatSql());
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK');
+      throw e;
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [INSTALL_LOCK_KEY]);
   }
   return { mode: 'compat-installed', version: (await compatVersion(client)) ?? 'unknown' };
+}
+
+async function extensionVersion(client: ClientBase): Promise<string | null> {
+  const r = await client.query<{ extversion: string }>(
+    "SELECT extversion FROM pg_extension WHERE extname = 'pgmq'",
+  );
+  return r.rows[0]?.extversion ?? null;
+}
+
+/** pgmq.meta exists but smq did not make it: pgmq installed from its SQL file. */
+async function hasForeignPgmqSchema(client: ClientBase): Promise<boolean> {
+  const r = await client.query<{ is_foreign: boolean }>(
+    "SELECT to_regclass('pgmq.meta') IS NOT NULL AND to_regclass('pgmq.smq_compat') IS NULL AS is_foreign",
+  );
+  return r.rows[0]?.is_foreign ?? false;
 }
 
 /** The compat schema records its version in pgmq.smq_compat; null when it is not installed. */

@@ -7,11 +7,9 @@ interface SqliteLikeError {
 }
 
 export function isSqliteError(e: unknown): e is SqliteLikeError {
-  return (
-    e instanceof Error &&
-    typeof (e as { code?: unknown }).code === 'string' &&
-    (e as { code: string }).code.startsWith('SQLITE_')
-  );
+  if (!(e instanceof Error)) return false;
+  const code: unknown = (e as Error & { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
 }
 
 export function isPrimaryKeyViolation(e: unknown): boolean {
@@ -21,14 +19,20 @@ export function isPrimaryKeyViolation(e: unknown): boolean {
 /** The busy timeout the backend sets; named in the "busy" message. */
 export const BUSY_TIMEOUT_MS = 5000;
 
-export function mapSqliteError(e: unknown, path: string): unknown {
+/** readOnlyRequested: the connection was opened read-only on purpose (--read-only). */
+export function mapSqliteError(e: unknown, path: string, readOnlyRequested = false): unknown {
   if (isSmqError(e) || !isSqliteError(e)) return e;
   const code = e.code;
   if (code.startsWith('SQLITE_READONLY')) {
-    return new SmqError('read-only', `${path} is open read-only; SQLite refused the write`, {
-      hint: 'run without --read-only to change it',
-      cause: e,
-    });
+    return readOnlyRequested
+      ? new SmqError('read-only', `${path} is open read-only; SQLite refused the write`, {
+          hint: 'run without --read-only to change it',
+          cause: e,
+        })
+      : new SmqError('read-only', `SQLite refused to write ${path}: the file or its folder is read-only`, {
+          hint: 'check the permissions of the file, its -wal and -shm files and the folder',
+          cause: e,
+        });
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new SmqError('database', `${path} stayed locked by another connection for over ${BUSY_TIMEOUT_MS / 1000} s`, {

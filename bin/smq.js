@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// smq's entry: run the command, and turn whatever it throws into one line on stderr and
+// an exit code (0 done, 1 runtime failure, 2 bad usage or input, 3 not found).
+import { escapeControl, isSmqError, main, redactSecrets, secretsFor } from '../dist/cli.js';
+
+const argv = process.argv.slice(2);
+const secrets = secretsFor(argv, process.env);
+// Anything that may carry a connection string goes through here.
+const say = (text) => process.stderr.write(escapeControl(redactSecrets(String(text), secrets)) + '\n');
+
+// `smq peek q | head -1`: the reader went away; that is not an error worth a stack.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+let code;
+try {
+  code = await main(argv);
+} catch (err) {
+  if (isSmqError(err)) {
+    say(`smq: ${err.line()}`);
+    code = err.exitCode;
+  } else if (err instanceof Error && err.name === 'YError') {
+    say(`smq: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
+    code = 2;
+  } else {
+    say(`smq: ${err instanceof Error ? err.message : String(err)}`);
+    code = 1;
+  }
+  if (process.env.SMQ_DEBUG === '1' && err instanceof Error && err.stack) {
+    for (const line of err.stack.split('\n')) process.stderr.write(redactSecrets(line, secrets) + '\n');
+  }
+}
+process.exitCode = code;
+// Let stdout drain and handles close; if something still holds the loop open, leave anyway.
+setTimeout(() => process.exit(code), 2000).unref();

@@ -1,0 +1,109 @@
+// The smq command line: global options, the subcommands, and main(). bin/smq.js calls
+// main() and is the one place that turns a thrown error into a line on stderr and an
+// exit code; tests may call main() in-process with their own streams.
+import { readFileSync } from 'node:fs';
+import yargs from 'yargs';
+import { commands } from './commands/index.js';
+import { globalOptions, type GlobalArgs } from './commands/context.js';
+import { usageError } from './errors.js';
+import { processIo, type Io } from './output/io.js';
+
+export { isSmqError, SmqError } from './errors.js';
+export { redactSecrets, redactUrl } from './backends/target.js';
+export { escapeControl } from './text/escape.js';
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** yargs spreads some messages over lines ("Invalid values:\n  Argument: …"): one line, please. */
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+
+export function buildParser(argv: readonly string[], io: Io) {
+  const commandNames = new Set(commands.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
+  const first = argv.find((a) => !a.startsWith('-'));
+  const helpFor = first !== undefined && commandNames.has(first) ? `smq ${first} --help` : 'smq --help';
+  let parser = globalOptions(yargs())
+    .scriptName('smq')
+    .usage('smq <command> [options]\n\nMessage queues in a database: pgmq on PostgreSQL, SmoothMQ on SQLite.')
+    .strict()
+    .demandCommand(1, 'no command given')
+    .recommendCommands()
+    .help()
+    .alias('help', 'h')
+    .version(packageVersion())
+    .exitProcess(false)
+    .wrap(Math.min(110, io.stdout.columns ?? 100))
+    .fail((message, error) => {
+      if (error) throw error;
+      throw usageError(oneLine(message ?? 'invalid arguments'), `see '${helpFor}'`);
+    });
+  for (const command of commands) parser = parser.command(command);
+  return parser;
+}
+
+/** What a handler can use to end with a code other than 0 without failing (e.g. a tester verdict). */
+export interface ExitHolder {
+  code: number;
+}
+
+export function setExitCode(argv: GlobalArgs & { smqExit?: ExitHolder }, code: number): void {
+  if (argv.smqExit) argv.smqExit.code = code;
+}
+
+/**
+ * Runs one smq invocation. Resolves with the exit code; rejects with the error when the
+ * command fails (an SmqError carries its exit code).
+ */
+export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  const exit: ExitHolder = { code: 0 };
+  let shown = '';
+  // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
+  await buildParser(argv, io).parseAsync([...argv], { smqIo: io, smqExit: exit }, (_err, _args, output) => {
+    shown = output;
+  });
+  if (shown) io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
+  return exit.code;
+}
+
+/**
+ * The secrets that must never reach output: passwords of every connection string this
+ * invocation could use (--url, SMQ_URL, DATABASE_URL), raw and percent-decoded, and PGPASSWORD.
+ */
+export function secretsFor(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const urls: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === '--url') {
+      const next = argv[i + 1];
+      if (next !== undefined) urls.push(next);
+    } else if (arg.startsWith('--url=')) {
+      urls.push(arg.slice('--url='.length));
+    }
+  });
+  for (const key of ['SMQ_URL', 'DATABASE_URL']) {
+    const v = env[key];
+    if (v) urls.push(v);
+  }
+  const secrets = new Set<string>();
+  const add = (s: string | undefined) => {
+    if (!s) return;
+    secrets.add(s);
+    try {
+      secrets.add(decodeURIComponent(s));
+    } catch {
+      // not percent-encoded: the raw form is enough
+    }
+  };
+  for (const url of urls) {
+    add(/^[a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:([^@/?#]*)@/i.exec(url)?.[1]);
+    for (const m of url.matchAll(/[?&]password=([^&#]*)/gi)) add(m[1]);
+  }
+  add(env['PGPASSWORD']);
+  // Longest first, so a password that contains another secret is removed whole.
+  return [...secrets].sort((a, b) => b.length - a.length);
+}

@@ -1,0 +1,25 @@
+// Every smq subcommand. Add new ones (tester, top) by appending their module here.
+import type { CommandModule } from 'yargs';
+import type { GlobalArgs } from './context.js';
+import { createCommand } from './create.js';
+import { deleteCommand } from './delete.js';
+import { dropCommand } from './drop.js';
+import { initCommand } from './init.js';
+import { peekCommand } from './peek.js';
+import { purgeCommand } from './purge.js';
+import { queuesCommand } from './queues.js';
+import { receiveCommand } from './receive.js';
+import { sendCommand } from './send.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const commands: CommandModule<GlobalArgs, any>[] = [
+  queuesCommand,
+  createCommand,
+  dropCommand,
+  purgeCommand,
+  sendCommand,
+  receiveCommand,
+  deleteCommand,
+  peekCommand,
+  initCommand,
+];

@@ -1,0 +1,78 @@
+// smq init: makes a store ready. pgmq: use the pgmq extension when the server has it,
+// else install smq's pgmq-compatible schema. SQLite: create the file with SmoothMQ's DDL.
+import { existsSync } from 'node:fs';
+import pg from 'pg';
+import type { CommandModule } from 'yargs';
+import { mapPgError } from '../backends/pgmq/errors.js';
+import { initPgmq } from '../backends/pgmq/install.js';
+import { describeTarget } from '../backends/target.js';
+import { CONNECT_TIMEOUT_MS, ioOf, prepareTarget, printerOf, withBackend, type GlobalArgs } from './context.js';
+
+// Keyed by string so a mode added to initPgmq later still prints something sensible.
+const DONE: Record<string, ((v: string) => string) | undefined> = {
+  'extension-existing': (v) => `the pgmq extension ${v} is already installed; nothing to do`,
+  'sql-existing': () => 'pgmq is already installed (from its SQL file); nothing to do',
+  'extension-created': (v) => `created the pgmq extension ${v}`,
+  'compat-existing': (v) => `smq's pgmq-compatible schema ${v} is already installed; nothing to do`,
+  'compat-installed': (v) =>
+    `installed smq's pgmq-compatible schema ${v} (the pgmq extension is not available on this server)`,
+};
+
+function urlSecrets(url: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  const out = [env['PGPASSWORD']].filter((s): s is string => Boolean(s));
+  if (url === undefined) return out;
+  try {
+    const password = new URL(url).password;
+    if (password) out.push(password, decodeURIComponent(password));
+  } catch {
+    // parseUrl already accepted it; nothing more to find
+  }
+  return out;
+}
+
+export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
+  command: 'init',
+  describe: 'prepare a store: install pgmq (or its compatible schema), or create a SmoothMQ SQLite file',
+  builder: (y) =>
+    y
+      .example('$0 init --url postgres://user@localhost/app', 'pgmq extension, or smq\'s compatible schema')
+      .example('$0 init --sqlite ./smoothmq.db', 'a new SmoothMQ file'),
+  handler: async (argv) => {
+    const printer = printerOf(argv);
+    const env = ioOf(argv).env;
+    const target = await prepareTarget(argv, { writes: 'smq init', create: true });
+    if (target.kind === 'sqlite') {
+      const existed = existsSync(target.path);
+      await withBackend(argv, async () => undefined, { writes: 'smq init', create: true });
+      printer.result(
+        { backend: 'sqlite', location: target.path, created: !existed },
+        existed
+          ? `${target.path} already exists; nothing to do`
+          : `created ${target.path} with SmoothMQ's schema`,
+      );
+      return;
+    }
+    const where = describeTarget(target, env);
+    const fail = (e: unknown) => mapPgError(e, { location: where, secrets: urlSecrets(target.url, env) });
+    const client = new pg.Client({
+      ...(target.url === undefined ? {} : { connectionString: target.url }),
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // An idle client's error event would otherwise crash the process.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (e) {
+      throw fail(e);
+    }
+    try {
+      const result = await initPgmq(client).catch((e: unknown) => {
+        throw fail(e);
+      });
+      const said = DONE[result.mode]?.(result.version) ?? `pgmq: ${result.mode} ${result.version}`;
+      printer.result({ backend: 'pgmq', location: where, ...result }, said);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  },
+};

@@ -1,0 +1,61 @@
+import { describe, expect, test } from 'vitest';
+import { displayWidth, renderTable, truncate } from './table.js';
+import { toJsonDocument, toJsonLine } from './json.js';
+import { shortAge } from './records.js';
+
+describe('renderTable', () => {
+  test('aligns columns, right-aligns numbers, leaves the last column unpadded', () => {
+    const out = renderTable(
+      [{ header: 'ID', align: 'right' }, { header: 'NAME' }, { header: 'BODY' }],
+      [
+        ['1', 'a', 'x'],
+        ['100', 'longer', 'y'],
+      ],
+    );
+    expect(out).toBe(['ID  NAME    BODY', '  1  a       x', '100  longer  y', ''].join('\n').replace(/^ID/, ' ID'));
+  });
+
+  test('escapes control characters in every cell', () => {
+    const out = renderTable([{ header: 'BODY' }], [['\u001b[2J\r\u0007']]);
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(out).toContain('\\e[2J\\r\\u{7}');
+  });
+
+  test('counts wide characters as two columns', () => {
+    expect(displayWidth('名前')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1);
+    const out = renderTable([{ header: 'Q' }, { header: 'N' }], [['名前', '1'], ['ab', '2']]).split('\n');
+    // Both values start at display column 6, though at different string offsets.
+    expect(displayWidth(out[1]!.slice(0, out[1]!.indexOf('1')))).toBe(6);
+    expect(displayWidth(out[2]!.slice(0, out[2]!.indexOf('2')))).toBe(6);
+  });
+
+  test('truncates the last column to the width given', () => {
+    expect(truncate('abcdefghij', 5)).toBe('abcd…');
+    expect(truncate('abc', 5)).toBe('abc');
+    const out = renderTable([{ header: 'A' }, { header: 'BODY' }], [['x', 'y'.repeat(100)]], { maxWidth: 40 });
+    for (const line of out.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+  });
+});
+
+describe('JSON output', () => {
+  test('bigints become strings, exactly', () => {
+    expect(toJsonLine({ id: 2128142205293338624n })).toBe('{"id":"2128142205293338624"}\n');
+    expect(JSON.parse(toJsonDocument([{ id: 1n }]))).toEqual([{ id: '1' }]);
+  });
+
+  test('no raw C1 controls, bidi overrides or line separators, yet the same value', () => {
+    const value = { body: 'a\u009b31m\u202eb\u2028c\u007f\u001b' };
+    const line = toJsonLine(value);
+    expect(line).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2028]/);
+    expect(JSON.parse(line)).toEqual(value);
+  });
+});
+
+test('shortAge', () => {
+  expect(shortAge(null)).toBe('-');
+  expect(shortAge(5.4)).toBe('5s');
+  expect(shortAge(600)).toBe('10m');
+  expect(shortAge(3 * 3600)).toBe('3h');
+  expect(shortAge(5 * 86400)).toBe('5d');
+});

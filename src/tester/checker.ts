@@ -1,0 +1,395 @@
+// The delivery checker: classifies every message of a run from what senders and receivers
+// report. It is pure (no I/O, no clock) so it can be tested as a function of its inputs.
+//
+// Memory: per message (sender, seq) it keeps 10 bytes in typed arrays, no object or
+// string: 1 byte of flags, 1 byte delivery count, and two uint32 times in ms on the queue's
+// clock (latest delivery start and latest lease end). 10 million messages take 100 MB.
+//
+// Order of events: the checker expects deliveries and acknowledgements in the order they
+// happened on the process's monotonic clock (delivery keyed by the start of its receive
+// call, acknowledgement by the end of its delete call); OrderedEventMerger provides that
+// order across receivers. Send outcomes may come at any time.
+//
+// Double-dequeue is judged on the queue's own clock: a delivery that starts (pgmq
+// last_read_at, SmoothMQ delivered_at) while an earlier delivery's lease (pgmq vt,
+// SmoothMQ deliver_at) has not expired. Receive calls that overlap in time can reach the
+// database in the other order; a delivery whose start is earlier than one already seen is
+// therefore judged against that later one (its own lease must end before the later start).
+
+export const CHUNK_BITS = 16;
+export const CHUNK_SIZE = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK_SIZE - 1;
+/** Sequence numbers are uint31 (they travel as JSON numbers; 2^31 per sender is plenty). */
+export const MAX_SEQ = 2 ** 31 - 1;
+/** With an open-ended run (--duration), how far past a sender's last reported send a delivery may be. */
+const GROW_SLACK_CHUNKS = 16;
+const OUT_OF_RANGE_DEDUP_LIMIT = 100_000;
+const PENDING_ID_LIMIT = 10_000;
+
+const SEND_MASK = 0b11;
+const SEND_NONE = 0;
+const SEND_ACKED = 1;
+const SEND_UNCERTAIN = 2;
+const F_DELETED = 1 << 2;
+const F_DOUBLE = 1 << 3;
+const F_REDELIVERED = 1 << 4;
+const F_RESURRECTED = 1 << 5;
+const F_ACK_FAILED = 1 << 6;
+
+export type SendOutcome = 'acked' | 'uncertain';
+
+export const VIOLATION_CLASSES = ['lost', 'doubleDequeued', 'resurrected', 'unexpected'] as const;
+export const EXAMPLE_CLASSES = ['lost', 'doubleDequeued', 'redelivered', 'resurrected', 'unexpected', 'uncertain'] as const;
+export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
+
+/** A message named in a report: sender and sequence, and the queue's id when a delivery showed it. */
+export interface MessageRef {
+  readonly sender: number;
+  readonly seq: number;
+  readonly id?: string;
+}
+
+export interface CheckerCounts {
+  /** Sends the queue acknowledged. */
+  readonly sent: number;
+  /** Sends that failed or timed out (their messages are uncertain). */
+  readonly sendFailed: number;
+  /** Deliveries of this run's messages (redeliveries and duplicates included). */
+  readonly received: number;
+  /** Distinct messages delivered at least once. */
+  readonly receivedUnique: number;
+  /** Distinct messages whose delete (or archive) succeeded. */
+  readonly acknowledged: number;
+  /** Acknowledgements that failed or found the message already gone. */
+  readonly ackFailed: number;
+  // One class per message:
+  readonly ok: number;
+  readonly lost: number;
+  readonly doubleDequeued: number;
+  readonly redelivered: number;
+  readonly resurrected: number;
+  readonly unexpected: number;
+  readonly uncertain: number;
+  /** Acknowledged sends not (yet) delivered when loss was not judged (interrupted, send-only). */
+  readonly notDrained: number;
+  /** Delivered but never successfully deleted (informational). */
+  readonly notDeleted: number;
+}
+
+export interface CheckerSummary {
+  readonly counts: CheckerCounts;
+  readonly examples: Readonly<Record<ExampleClass, readonly MessageRef[]>>;
+}
+
+export interface CheckerOptions {
+  readonly senders: number;
+  /** Messages per sender when the run has a fixed count (--messages); open-ended otherwise. */
+  readonly capacityPerSender?: number | undefined;
+  /** Queue-clock times are kept as uint32 ms after this epoch ms (range ~49 days). Default: now - 7 days. */
+  readonly clockBaseMs?: number;
+  readonly maxExamples?: number;
+}
+
+interface Chunk {
+  readonly flags: Uint8Array;
+  readonly deliveries: Uint8Array;
+  readonly lastStart: Uint32Array;
+  readonly maxLeaseEnd: Uint32Array;
+}
+
+function newChunk(size: number): Chunk {
+  return {
+    flags: new Uint8Array(size),
+    deliveries: new Uint8Array(size),
+    lastStart: new Uint32Array(size),
+    maxLeaseEnd: new Uint32Array(size),
+  };
+}
+
+const isIndex = (v: number) => Number.isInteger(v) && v >= 0;
+
+export class DeliveryChecker {
+  readonly senders: number;
+  private readonly capacity: number | undefined;
+  private readonly clockBaseMs: number;
+  private readonly maxExamples: number;
+  private readonly chunks: (Chunk | undefined)[][];
+  /** Highest sequence reported sent per sender (open-ended runs grow up to a slack past it). */
+  private readonly highestReported: Int32Array;
+  private bytes = 0;
+
+  private sentCount = 0;
+  private sendFailedCount = 0;
+  private deliveryCount = 0;
+  private uniqueCount = 0;
+  private deletedCount = 0;
+  private ackFailedCount = 0;
+  private ackedDeliveredCount = 0;
+  private outOfRangeCount = 0;
+  private readonly outOfRangeSeen = new Set<string>();
+  /** Queue ids of deliveries whose send was not reported yet, to name them if they stay unexpected. */
+  private readonly pendingIds = new Map<number, string>();
+  private readonly detected: Record<'doubleDequeued' | 'redelivered' | 'resurrected' | 'unexpected', MessageRef[]> = {
+    doubleDequeued: [],
+    redelivered: [],
+    resurrected: [],
+    unexpected: [],
+  };
+
+  constructor(options: CheckerOptions) {
+    if (!isIndex(options.senders)) throw new RangeError('senders must be a whole number');
+    this.senders = options.senders;
+    this.capacity = options.capacityPerSender;
+    this.clockBaseMs = options.clockBaseMs ?? Date.now() - 7 * 86_400_000;
+    this.maxExamples = options.maxExamples ?? 10;
+    this.chunks = Array.from({ length: this.senders }, () => []);
+    this.highestReported = new Int32Array(this.senders).fill(-1);
+  }
+
+  /** Bytes held in per-message typed arrays. */
+  get byteLength(): number {
+    return this.bytes;
+  }
+  /** Sends acknowledged by the queue. */
+  get ackedSends(): number {
+    return this.sentCount;
+  }
+  get uncertainSends(): number {
+    return this.sendFailedCount;
+  }
+  /** Acknowledged sends delivered at least once: the drain is complete when this reaches ackedSends. */
+  get ackedDelivered(): number {
+    return this.ackedDeliveredCount;
+  }
+  get deliveries(): number {
+    return this.deliveryCount;
+  }
+  /** Violations seen so far that no later event can undo (double-dequeue, resurrection, out-of-range). */
+  get violationsSoFar(): number {
+    return this.detected.doubleDequeued.length + this.detected.resurrected.length + this.outOfRangeCount;
+  }
+
+  private toClock(ms: number): number {
+    const rel = Math.round(ms - this.clockBaseMs);
+    if (!(rel > 0)) return 0; // also NaN
+    return rel > 0xffffffff ? 0xffffffff : rel;
+  }
+
+  private inRange(sender: number, seq: number): boolean {
+    if (!isIndex(sender) || sender >= this.senders || !isIndex(seq) || seq > MAX_SEQ) return false;
+    return this.capacity === undefined || seq < this.capacity;
+  }
+
+  private chunk(sender: number, seq: number, grow: boolean): Chunk | undefined {
+    const perSender = this.chunks[sender]!;
+    const ci = seq >>> CHUNK_BITS;
+    const existing = perSender[ci];
+    if (existing || !grow) return existing;
+    if (this.capacity === undefined) {
+      const limit = (Math.max(0, this.highestReported[sender]!) >>> CHUNK_BITS) + GROW_SLACK_CHUNKS;
+      if (ci > limit) return undefined;
+    }
+    // The last chunk of a fixed-size sender holds only what is needed.
+    const size = this.capacity === undefined ? CHUNK_SIZE : Math.min(CHUNK_SIZE, this.capacity - ci * CHUNK_SIZE);
+    const c = newChunk(size);
+    this.bytes += size * 10;
+    while (perSender.length < ci) perSender.push(undefined);
+    perSender[ci] = c;
+    return c;
+  }
+
+  private example(list: MessageRef[], ref: MessageRef): void {
+    if (list.length < this.maxExamples) list.push(ref);
+  }
+
+  private outOfRange(sender: number, seq: number, id: string | undefined): void {
+    const key = `${sender}:${seq}`;
+    if (this.outOfRangeSeen.has(key)) return;
+    if (this.outOfRangeSeen.size < OUT_OF_RANGE_DEDUP_LIMIT) this.outOfRangeSeen.add(key);
+    this.outOfRangeCount += 1;
+    this.example(this.detected.unexpected, id === undefined ? { sender, seq } : { sender, seq, id });
+  }
+
+  /** A sender's outcome for messages firstSeq .. firstSeq+count-1. */
+  recordSend(sender: number, firstSeq: number, count: number, outcome: SendOutcome): void {
+    if (count <= 0) return;
+    if (!this.inRange(sender, firstSeq) || !this.inRange(sender, firstSeq + count - 1)) {
+      throw new RangeError(`send report out of range: sender ${sender}, seq ${firstSeq}+${count}`);
+    }
+    const last = firstSeq + count - 1;
+    if (last > this.highestReported[sender]!) this.highestReported[sender] = last;
+    const state = outcome === 'acked' ? SEND_ACKED : SEND_UNCERTAIN;
+    for (let seq = firstSeq; seq <= last; seq++) {
+      const c = this.chunk(sender, seq, true)!;
+      const i = seq & CHUNK_MASK;
+      const f = c.flags[i]!;
+      if ((f & SEND_MASK) !== SEND_NONE) continue; // reported once; a repeat changes nothing
+      c.flags[i] = f | state;
+      if (state === SEND_ACKED) {
+        this.sentCount += 1;
+        if (c.deliveries[i]! > 0) this.ackedDeliveredCount += 1;
+      } else {
+        this.sendFailedCount += 1;
+      }
+      if (this.pendingIds.size > 0) this.pendingIds.delete(sender * 2 ** 32 + seq);
+    }
+  }
+
+  /**
+   * A delivery of (sender, seq): startMs and leaseUntilMs on the queue's clock.
+   * Call in the order receive calls started (see OrderedEventMerger).
+   */
+  recordDelivery(sender: number, seq: number, startMs: number, leaseUntilMs: number, id?: string): void {
+    this.deliveryCount += 1;
+    if (!this.inRange(sender, seq)) return this.outOfRange(sender, seq, id);
+    const c = this.chunk(sender, seq, true);
+    if (!c) return this.outOfRange(sender, seq, id);
+    const i = seq & CHUNK_MASK;
+    const f = c.flags[i]!;
+    const n = c.deliveries[i]!;
+    const s = this.toClock(startMs);
+    const e = this.toClock(leaseUntilMs);
+    const ref = (): MessageRef => (id === undefined ? { sender, seq } : { sender, seq, id });
+    if (n === 0) {
+      c.lastStart[i] = s;
+      c.maxLeaseEnd[i] = e;
+      this.uniqueCount += 1;
+      if ((f & SEND_MASK) === SEND_ACKED) this.ackedDeliveredCount += 1;
+      else if ((f & SEND_MASK) === SEND_NONE && id !== undefined && this.pendingIds.size < PENDING_ID_LIMIT) {
+        this.pendingIds.set(sender * 2 ** 32 + seq, id);
+      }
+    } else {
+      let flag: number;
+      if (f & F_DELETED) {
+        flag = F_RESURRECTED;
+      } else {
+        const last = c.lastStart[i]!;
+        // In order: does it start inside a lease already given? Out of order: does its own
+        // lease reach past the start of the later delivery we already saw?
+        const overlaps = s >= last ? s < c.maxLeaseEnd[i]! : e > last;
+        flag = overlaps ? F_DOUBLE : F_REDELIVERED;
+      }
+      if (!(f & flag)) {
+        c.flags[i] = f | flag;
+        const list =
+          flag === F_RESURRECTED ? this.detected.resurrected : flag === F_DOUBLE ? this.detected.doubleDequeued : this.detected.redelivered;
+        this.example(list, ref());
+      }
+      if (s > c.lastStart[i]!) c.lastStart[i] = s;
+      if (e > c.maxLeaseEnd[i]!) c.maxLeaseEnd[i] = e;
+    }
+    if (n < 255) c.deliveries[i] = n + 1;
+  }
+
+  /** A receiver's delete (or archive) of (sender, seq): ok when the queue removed it. */
+  recordAck(sender: number, seq: number, ok: boolean): void {
+    if (!this.inRange(sender, seq)) return;
+    const c = this.chunk(sender, seq, false);
+    if (!c) return;
+    const i = seq & CHUNK_MASK;
+    const f = c.flags[i]!;
+    if (ok) {
+      if (!(f & F_DELETED)) {
+        c.flags[i] = f | F_DELETED;
+        this.deletedCount += 1;
+      }
+    } else {
+      c.flags[i] = f | F_ACK_FAILED;
+      this.ackFailedCount += 1;
+    }
+  }
+
+  /** A delivery carrying this run's id whose sender or sequence cannot be read. */
+  recordMalformed(id: string): void {
+    this.deliveryCount += 1;
+    this.outOfRangeCount += 1;
+    this.example(this.detected.unexpected, { sender: -1, seq: -1, id });
+  }
+
+  /**
+   * Classifies every message. judgeLoss: false when a run could not drain (interrupted,
+   * or no receivers); undelivered acknowledged sends are then "notDrained", not lost.
+   */
+  summarize(options: { judgeLoss: boolean }): CheckerSummary {
+    let ok = 0;
+    let lost = 0;
+    let doubleDequeued = 0;
+    let redelivered = 0;
+    let resurrected = 0;
+    let unexpected = this.outOfRangeCount;
+    let uncertain = 0;
+    let notDrained = 0;
+    let notDeleted = 0;
+    const lostExamples: MessageRef[] = [];
+    const uncertainExamples: MessageRef[] = [];
+    const unexpectedExamples = [...this.detected.unexpected];
+    for (let sender = 0; sender < this.senders; sender++) {
+      const perSender = this.chunks[sender]!;
+      for (let ci = 0; ci < perSender.length; ci++) {
+        const c = perSender[ci];
+        if (!c) continue;
+        const { flags, deliveries } = c;
+        for (let i = 0; i < flags.length; i++) {
+          const f = flags[i]!;
+          const n = deliveries[i]!;
+          const state = f & SEND_MASK;
+          if (state === SEND_NONE && n === 0) continue;
+          if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
+          if (f & F_DOUBLE) doubleDequeued += 1;
+          else if (f & F_RESURRECTED) resurrected += 1;
+          else if (state === SEND_NONE) {
+            unexpected += 1;
+            if (unexpectedExamples.length < this.maxExamples) {
+              const seq = ci * CHUNK_SIZE + i;
+              const id = this.pendingIds.get(sender * 2 ** 32 + seq);
+              unexpectedExamples.push(id === undefined ? { sender, seq } : { sender, seq, id });
+            }
+          } else if (state === SEND_UNCERTAIN) {
+            uncertain += 1;
+            if (uncertainExamples.length < this.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
+          } else if (n === 0) {
+            if (options.judgeLoss) {
+              lost += 1;
+              if (lostExamples.length < this.maxExamples) lostExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
+            } else {
+              notDrained += 1;
+            }
+          } else if (f & F_REDELIVERED) redelivered += 1;
+          else ok += 1;
+        }
+      }
+    }
+    return {
+      counts: {
+        sent: this.sentCount,
+        sendFailed: this.sendFailedCount,
+        received: this.deliveryCount,
+        receivedUnique: this.uniqueCount,
+        acknowledged: this.deletedCount,
+        ackFailed: this.ackFailedCount,
+        ok,
+        lost,
+        doubleDequeued,
+        redelivered,
+        resurrected,
+        unexpected,
+        uncertain,
+        notDrained,
+        notDeleted,
+      },
+      examples: {
+        lost: lostExamples,
+        doubleDequeued: [...this.detected.doubleDequeued],
+        redelivered: [...this.detected.redelivered],
+        resurrected: [...this.detected.resurrected],
+        unexpected: unexpectedExamples,
+        uncertain: uncertainExamples,
+      },
+    };
+  }
+}
+
+/** Lost, double-dequeue, resurrection and unexpected messages fail a run; the rest do not. */
+export function hasViolations(counts: CheckerCounts): boolean {
+  return counts.lost + counts.doubleDequeued + counts.resurrected + counts.unexpected > 0;
+}

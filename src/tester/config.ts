@@ -1,0 +1,98 @@
+// What a tester run is asked to do, checked before anything connects.
+import type { Target } from '../backends/target.js';
+import { usageError } from '../errors.js';
+import type { Faults } from './protocol.js';
+
+export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
+export const ISOLATIONS = ['read-committed', 'repeatable-read', 'serializable'] as const;
+export const DEQUEUE_STRATEGIES = ['safe', 'naive'] as const;
+export const ACK_MODES = ['delete', 'archive'] as const;
+
+export interface TesterConfig {
+  readonly target: Target;
+  /** SQLite: create the file (the embedded default). */
+  readonly createSqlite?: boolean;
+  /** SmoothMQ tenant. */
+  readonly tenant?: number | undefined;
+  readonly connectTimeoutMs?: number;
+  readonly senders: number;
+  readonly receivers: number;
+  /** Messages per sender; exactly one of messagesPerSender and durationMs. */
+  readonly messagesPerSender?: number | undefined;
+  readonly durationMs?: number | undefined;
+  readonly sizeBytes: number;
+  readonly batch: number;
+  readonly vtSec: number;
+  /** Total offered load across senders (messages/s); 0 = as fast as possible. */
+  readonly ratePerSec: number;
+  readonly warmupMs: number;
+  /** undefined: a fresh queue, dropped after the run unless keep. */
+  readonly queue?: string | undefined;
+  readonly keep: boolean;
+  readonly ack: 'delete' | 'archive';
+  readonly drainTimeoutMs: number;
+  readonly isolation?: Isolation | undefined;
+  readonly dequeue: 'safe' | 'naive';
+  /** naive only: pause between select and update, widening the race window. */
+  readonly naivePauseMs?: number;
+  readonly hdrLogPath?: string | undefined;
+  readonly maxP99Ms?: number | undefined;
+  /** Fixed run id (tests); default random. */
+  readonly runId?: string | undefined;
+  readonly faults?: Faults;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "30s", "1.5m", "500ms", "2h", or a bare number of seconds. */
+export function parseDuration(name: string, text: unknown): number {
+  const t = String(text).trim();
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(t);
+  if (!m) throw usageError(`--${name} must be a duration like 30s, 500ms or 2m, not ${JSON.stringify(t)}`);
+  const ms = Number(m[1]) * UNITS[m[2] ?? 's']!;
+  if (!Number.isFinite(ms)) throw usageError(`--${name} is too large`);
+  return Math.round(ms);
+}
+
+const wholeAtLeast = (name: string, v: number, min: number) => {
+  if (!Number.isSafeInteger(v) || v < min) {
+    throw usageError(`--${name} must be a whole number of ${min} or more, not ${String(v)}`);
+  }
+};
+
+/** Checks the combination of settings; throws a usage error (exit 2) naming the flag. */
+export function validateConfig(c: TesterConfig): void {
+  wholeAtLeast('senders', c.senders, 0);
+  wholeAtLeast('receivers', c.receivers, 0);
+  if (c.senders === 0 && c.receivers === 0) throw usageError('--senders and --receivers are both 0', 'give at least one of them');
+  if (c.senders > 256 || c.receivers > 256) throw usageError('at most 256 senders and 256 receivers', 'each is a thread with its own connection');
+  if (c.senders > 0) {
+    if ((c.messagesPerSender === undefined) === (c.durationMs === undefined)) {
+      throw usageError('give either --messages or --duration', 'for example --messages 10000 or --duration 30s');
+    }
+    if (c.messagesPerSender !== undefined) {
+      wholeAtLeast('messages', c.messagesPerSender, 1);
+      if (c.messagesPerSender > 2 ** 31 - 1) throw usageError('--messages is at most 2147483647 per sender');
+    }
+    if (c.durationMs !== undefined && c.durationMs <= 0) throw usageError('--duration must be more than 0');
+  } else if (c.queue === undefined) {
+    throw usageError('--senders 0 drains an existing queue', 'name it with --queue');
+  }
+  wholeAtLeast('size', c.sizeBytes, 1);
+  if (c.sizeBytes > 64 * 1024 * 1024) throw usageError('--size is at most 64 MiB');
+  wholeAtLeast('batch', c.batch, 1);
+  if (c.batch > 10_000) throw usageError('--batch is at most 10000');
+  wholeAtLeast('vt', c.vtSec, 1);
+  if (!(c.ratePerSec >= 0) || !Number.isFinite(c.ratePerSec)) throw usageError('--rate must be 0 or more messages per second');
+  if (c.warmupMs < 0) throw usageError('--warmup must be 0 or more');
+  if (c.drainTimeoutMs < 0) throw usageError('--drain-timeout must be 0 or more');
+  if (c.maxP99Ms !== undefined && !(c.maxP99Ms > 0)) throw usageError('--max-p99 must be more than 0 ms');
+  if (c.isolation !== undefined && c.target.kind !== 'pgmq') {
+    throw usageError('--isolation is for PostgreSQL', 'SQLite transactions are always serializable');
+  }
+  if (c.ack === 'archive' && c.target.kind !== 'pgmq') throw usageError('--ack archive needs pgmq', 'SmoothMQ has no archive: use --ack delete');
+  if (c.naivePauseMs !== undefined && (!(c.naivePauseMs >= 0) || c.dequeue !== 'naive')) {
+    throw usageError('--naive-pause-ms is for --dequeue naive, and 0 or more');
+  }
+  if (c.runId !== undefined && !/^[A-Za-z0-9_-]{4,64}$/.test(c.runId)) throw usageError('run id: 4 to 64 letters, digits, - or _');
+}

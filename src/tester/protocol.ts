@@ -1,0 +1,110 @@
+// The messages the main thread and the worker threads exchange. Small, tagged, and plain
+// data (structured clone); typed arrays travel as transferables.
+import type { OpenOptions } from '../backends/index.js';
+import type { ServerInfo } from '../backends/types.js';
+import type { Target } from '../backends/target.js';
+import type { HistogramName } from './histograms.js';
+import type { SeriesPoint } from './series.js';
+
+export type WorkerRole = 'sender' | 'receiver';
+
+/** Test hooks that make a run go wrong on purpose (SMQ_TESTER_FAULTS); never set by normal use. */
+export interface Faults {
+  /** Every Nth send call fails before it reaches the queue: its messages never arrive. */
+  readonly failSendBeforeEvery?: number;
+  /** Every Nth send call succeeds and is then reported failed (a timeout after commit). */
+  readonly failSendAfterEvery?: number;
+  /** After every Nth send call, the sender deletes the first message it just sent, behind the receivers' backs. */
+  readonly deleteAfterSendEvery?: number;
+}
+
+/** workerData of every worker. */
+export interface WorkerSetup {
+  readonly role: WorkerRole;
+  /** Index within its role (sender index, receiver index). */
+  readonly index: number;
+  readonly target: Target;
+  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize'>;
+  readonly queue: string;
+  readonly runId: string;
+  readonly sizeBytes: number;
+  readonly batch: number;
+  readonly vtSec: number;
+  readonly ack: 'delete' | 'archive';
+  readonly dequeue: 'safe' | 'naive';
+  readonly naivePauseMs: number;
+  /** Sender: messages to send; undefined with --duration. */
+  readonly messages: number | undefined;
+  /** Sender: stop sending this long after the start; undefined with --messages. */
+  readonly durationMs: number | undefined;
+  /** Sender: offered load of this sender (messages/s); 0 = as fast as possible. */
+  readonly ratePerSec: number;
+  readonly warmupMs: number;
+  readonly faults: Faults;
+}
+
+// main -> worker
+export type ToWorker =
+  /** Begin; runStartUs on the shared monotonic clock is second 0 of the series. */
+  | { readonly type: 'START'; readonly runStartUs: number }
+  /** Finish the current call, report, and exit. */
+  | { readonly type: 'STOP' };
+
+export interface EventLoopStats {
+  readonly meanMs: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** performance.eventLoopUtilization() of the worker thread, 0..1. */
+  readonly utilization: number;
+}
+
+/** Sends as run-length ranges: firstSeq, count, outcome (1 acked, 2 uncertain), repeated. */
+export type SendRanges = Float64Array;
+
+export interface WorkerTotals {
+  readonly sent: number;
+  readonly sendFailed: number;
+  readonly received: number;
+  readonly acknowledged: number;
+  readonly ackFailed: number;
+  readonly emptyReceives: number;
+  readonly errors: number;
+  /** Messages without this run's id that a receiver consumed. */
+  readonly foreign: number;
+  /** Messages deleted by the deleteAfterSendEvery fault. */
+  readonly faultDeleted: number;
+  /** After the warm-up: messages sent / delivered, and the first and last such moment (µs). */
+  readonly measuredCount: number;
+  readonly measuredFirstUs: number;
+  readonly measuredLastUs: number;
+  readonly lastError: string | undefined;
+}
+
+// worker -> main
+export type FromWorker =
+  | { readonly type: 'READY'; readonly info: ServerInfo; readonly isolation: string | null }
+  | {
+      readonly type: 'PROGRESS';
+      /** Finished seconds, and: every second before upToSecond is reported. */
+      readonly seconds: readonly SeriesPoint[];
+      readonly upToSecond: number;
+      /** Interval end-to-end histograms (receivers), by second, compressed base64. */
+      readonly endToEnd: readonly { readonly second: number; readonly histogram: string }[];
+      readonly sends: SendRanges | undefined;
+      readonly events: Float64Array | undefined;
+      readonly ids: BigInt64Array | undefined;
+      readonly watermarkUs: number;
+      /** Queue ids of deliveries carrying the run id whose sender/seq cannot be read. */
+      readonly malformed: readonly string[];
+      readonly lagP99Ms: number;
+    }
+  | {
+      readonly type: 'RESULT';
+      readonly histograms: Readonly<Record<HistogramName, string>>;
+      readonly totals: WorkerTotals;
+      readonly eventLoop: EventLoopStats;
+    }
+  | { readonly type: 'ERROR'; readonly message: string; readonly fatal: boolean };
+
+export const SEND_ACKED = 1;
+export const SEND_UNCERTAIN = 2;

@@ -1,0 +1,162 @@
+// The final report of a run: the JSON document (--json) and the text table.
+import type { CheckerCounts, ExampleClass, MessageRef } from './checker.js';
+import { EXAMPLE_CLASSES } from './checker.js';
+import type { LatencySummary } from './histograms.js';
+import type { SeriesPoint } from './series.js';
+
+export interface LatencyReport {
+  /** send start -> receive (or intended send time -> receive, with --rate) */
+  readonly endToEnd: LatencySummary;
+  readonly send: LatencySummary;
+  readonly receive: LatencySummary;
+  readonly ack: LatencySummary;
+  /** With --rate only: the same, measured from the actual send start (service time). */
+  readonly endToEndService?: LatencySummary;
+  readonly sendService?: LatencySummary;
+}
+
+export interface WorkerReport {
+  readonly role: 'sender' | 'receiver';
+  readonly index: number;
+  readonly eventLoopP99Ms: number;
+  readonly eventLoopMaxMs: number;
+  readonly utilization: number;
+  readonly errors: number;
+}
+
+export interface TesterReport {
+  readonly verdict: 'clean' | 'violations';
+  readonly interrupted: boolean;
+  readonly runId: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly counts: CheckerCounts & { readonly foreign: number; readonly faultDeleted: number };
+  readonly throughput: { readonly sendPerSec: number; readonly receivePerSec: number };
+  readonly latency: LatencyReport;
+  /** 'intended': --rate given, latencies count from the intended send time (coordinated-omission corrected). */
+  readonly latencyFrom: 'send-start' | 'intended';
+  readonly series: readonly SeriesPoint[];
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly environment: Readonly<Record<string, unknown>>;
+  readonly examples: Readonly<Record<ExampleClass, readonly MessageRef[]>>;
+  readonly drain: { readonly skipped: boolean; readonly complete: boolean; readonly timedOut: boolean; readonly durationMs: number };
+  readonly queue: {
+    readonly name: string;
+    readonly created: boolean;
+    readonly dropped: boolean;
+    readonly messagesBefore: number | null;
+    /** Messages left in the queue when the run ended (before any drop). */
+    readonly messagesAfter: number | null;
+  };
+  readonly tester: {
+    readonly warnings: readonly string[];
+    readonly cpuPercentOfCores: number;
+    readonly cores: number;
+    readonly workers: readonly WorkerReport[];
+  };
+  readonly errors: { readonly count: number; readonly last: string | null };
+  readonly maxP99: { readonly limitMs: number; readonly valueMs: number; readonly exceeded: boolean } | null;
+  readonly hdrLog: string | null;
+}
+
+const fmt = (n: number, digits = 2) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function table(rows: string[][], rightAlign: (col: number) => boolean): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => (rightAlign(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+export const refText = (r: MessageRef) =>
+  r.sender < 0 ? `id ${r.id ?? '?'}` : `sender ${r.sender} seq ${r.seq}${r.id === undefined ? '' : ` (id ${r.id})`}`;
+
+const CLASS_LABEL: Record<ExampleClass, string> = {
+  lost: 'lost',
+  doubleDequeued: 'double-dequeue',
+  redelivered: 'redelivered',
+  resurrected: 'resurrected',
+  unexpected: 'unexpected',
+  uncertain: 'uncertain',
+};
+
+/**
+ * The text report. Everything in it comes from the run or the database; callers escape it
+ * for the terminal (queue names and server strings are not ours).
+ */
+export function formatReport(r: TesterReport): string {
+  const out: string[] = [];
+  const env = r.environment;
+  const cfg = r.config;
+  out.push(`smq tester ${r.interrupted ? '— INTERRUPTED, partial report' : ''}`.trimEnd());
+  out.push('');
+  out.push(`store       ${String(env['location'])}${env['embedded'] ? '  (embedded SQLite file in a temporary folder)' : ''}`);
+  out.push(`server      ${String(env['serverVersion'])}, ${String(env['schema'])}`);
+  const iso = env['isolation'] ? `, isolation ${String(env['isolation'])}` : '';
+  out.push(`dequeue     ${String(env['dequeue'])}${iso}, ack by ${String(cfg['ack'])}`);
+  const amount = cfg['messagesPerSender'] !== undefined && cfg['messagesPerSender'] !== null
+    ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
+    : cfg['durationMs'] ? `${fmt(Number(cfg['durationMs']) / 1000)} s` : 'drain only';
+  out.push(
+    `run         ${String(cfg['senders'])} senders, ${String(cfg['receivers'])} receivers, ${amount}, ` +
+      `${String(cfg['sizeBytes'])} B bodies, batch ${String(cfg['batch'])}, vt ${String(cfg['vtSec'])} s` +
+      (Number(cfg['ratePerSec']) > 0 ? `, rate ${int(Number(cfg['ratePerSec']))}/s` : '') +
+      (Number(cfg['warmupMs']) > 0 ? `, warm-up ${fmt(Number(cfg['warmupMs']) / 1000)} s` : ''),
+  );
+  out.push(`queue       ${r.queue.name}${r.queue.created ? ' (created for the run' + (r.queue.dropped ? ', dropped after)' : ', kept)') : ''}`);
+  out.push(`duration    ${fmt(r.durationMs / 1000)} s, run id ${r.runId}`);
+  out.push('');
+  out.push(`throughput  send ${int(r.throughput.sendPerSec)} msg/s, receive ${int(r.throughput.receivePerSec)} msg/s`);
+  out.push('');
+  const lat = r.latency;
+  const rows: string[][] = [['latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'count']];
+  const add = (name: string, s: { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | undefined) => {
+    if (!s) return;
+    rows.push([name, fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), int(s.count)]);
+  };
+  const corrected = r.latencyFrom === 'intended' ? ' *' : '';
+  add(`end-to-end${corrected}`, lat.endToEnd);
+  add('  service', lat.endToEndService);
+  add(`send${corrected}`, lat.send);
+  add('  service', lat.sendService);
+  add('receive', lat.receive);
+  add('ack', lat.ack);
+  out.push(...table(rows, (i) => i > 0));
+  if (corrected) out.push('* from the intended send time (coordinated-omission corrected); "service" from the actual send start');
+  out.push('');
+  const c = r.counts;
+  const crows: string[][] = [
+    ['sent', int(c.sent), 'received', int(c.received), 'acknowledged', int(c.acknowledged)],
+    ['ok', int(c.ok), 'lost', int(c.lost), 'double-dequeue', int(c.doubleDequeued)],
+    ['redelivered', int(c.redelivered), 'resurrected', int(c.resurrected), 'unexpected', int(c.unexpected)],
+    ['uncertain', int(c.uncertain), 'send failed', int(c.sendFailed), 'ack failed', int(c.ackFailed)],
+  ];
+  if (c.notDrained > 0 || c.foreign > 0) crows.push(['not drained', int(c.notDrained), 'foreign', int(c.foreign), '', '']);
+  out.push(...table(crows, (i) => i % 2 === 1));
+  out.push('');
+  for (const cls of EXAMPLE_CLASSES) {
+    const ex = r.examples[cls];
+    if (ex.length === 0 || cls === 'redelivered' || cls === 'uncertain') continue;
+    out.push(`${CLASS_LABEL[cls]} examples: ${ex.map(refText).join('; ')}`);
+  }
+  if (!r.drain.skipped) {
+    out.push(
+      `drain       ${r.drain.complete ? 'complete' : r.drain.timedOut ? 'timed out (nothing new for the drain timeout)' : 'stopped'} after ${fmt(r.drain.durationMs / 1000)} s`,
+    );
+  }
+  if (r.queue.messagesAfter !== null) out.push(`left in queue ${int(r.queue.messagesAfter)}`);
+  if (r.errors.count > 0) out.push(`errors      ${int(r.errors.count)}${r.errors.last ? `, last: ${r.errors.last}` : ''}`);
+  for (const w of r.tester.warnings) out.push(`warning: ${w}`);
+  if (r.maxP99) {
+    out.push(`--max-p99   ${fmt(r.maxP99.valueMs)} ms ${r.maxP99.exceeded ? '>' : '<='} ${fmt(r.maxP99.limitMs)} ms${r.maxP99.exceeded ? ' (EXCEEDED)' : ''}`);
+  }
+  if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);
+  out.push('');
+  out.push(`verdict     ${r.interrupted ? 'interrupted' : r.verdict === 'clean' ? 'clean' : 'VIOLATIONS'}`);
+  return out.join('\n') + '\n';
+}

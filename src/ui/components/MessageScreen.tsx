@@ -1,0 +1,91 @@
+// One message: facts, headers or attributes, and the whole body pretty-printed, scrollable.
+// Looked up with peek by id, which never changes the message.
+import { useEffect, useRef, useState } from 'react';
+import { Box, Text, useInput } from 'ink';
+import type { Backend, Capabilities, Message, MessageId } from '../../backends/types.js';
+import { commandFor, type Command } from '../model/keys.js';
+import { detailLines } from '../model/messages.js';
+import { clampScroll } from '../model/viewport.js';
+import { useMessage } from '../hooks/useMessages.js';
+import type { LiveOptions } from '../hooks/useMessages.js';
+import type { QueueRef } from './types.js';
+
+export interface MessageScreenProps {
+  readonly backend: Backend;
+  readonly capabilities: Capabilities;
+  readonly queue: QueueRef;
+  readonly id: MessageId;
+  readonly onCommand: (command: Command, message: Message | undefined) => void;
+  readonly live: LiveOptions;
+  readonly height: number;
+  readonly active: boolean;
+  readonly reloadToken: number;
+  readonly now: number;
+}
+
+export function MessageScreen(p: MessageScreenProps) {
+  const { message, error, reload } = useMessage(p.backend, p.queue.rawName, p.id, p.live);
+  const [scroll, setScroll] = useState(0);
+  const bodyHeight = Math.max(1, p.height - 1);
+  const lines = message ? detailLines(message, p.capabilities, p.now) : [];
+  const maxScroll = clampScroll(Number.MAX_SAFE_INTEGER, lines.length, bodyHeight);
+
+  const firstToken = useRef(true);
+  useEffect(() => {
+    if (firstToken.current) {
+      firstToken.current = false;
+      return;
+    }
+    reload();
+  }, [p.reloadToken]);
+
+  useInput(
+    (input, key) => {
+      const cmd = commandFor('message', input, key);
+      if (!cmd) return;
+      switch (cmd.type) {
+        case 'move':
+          setScroll((s) => clampScroll(s + cmd.delta, lines.length, bodyHeight));
+          return;
+        case 'page':
+          setScroll((s) => clampScroll(s + cmd.delta * Math.max(1, bodyHeight - 1), lines.length, bodyHeight));
+          return;
+        case 'home':
+          setScroll(0);
+          return;
+        case 'end':
+          setScroll(maxScroll);
+          return;
+        case 'refresh':
+          reload();
+          p.onCommand(cmd, message ?? undefined);
+          return;
+        default:
+          p.onCommand(cmd, message ?? undefined);
+      }
+    },
+    { isActive: p.active },
+  );
+
+  const offset = clampScroll(scroll, lines.length, bodyHeight);
+  const position =
+    lines.length > bodyHeight ? ` · lines ${offset + 1}-${Math.min(lines.length, offset + bodyHeight)} of ${lines.length}` : '';
+  return (
+    <Box flexDirection="column" height={p.height}>
+      <Text wrap="truncate-end">
+        <Text bold>{`${p.queue.label} · message ${p.id.toString()}`}</Text>
+        <Text dimColor>{position}</Text>
+      </Text>
+      {error ? <Text color="red" wrap="truncate-end">{`cannot read the message: ${error} (retrying)`}</Text> : null}
+      {message === undefined && !error ? <Text dimColor>loading…</Text> : null}
+      {message === null ? (
+        <Text color="yellow">{`message ${p.id.toString()} is not in the queue any more (deleted, archived, or never there)`}</Text>
+      ) : null}
+      {lines.slice(offset, offset + bodyHeight - (error ? 1 : 0)).map((line, i) => (
+        <Text key={offset + i} wrap="truncate-end">
+          {line === '' ? ' ' : line}
+        </Text>
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,154 @@
+// The queue view: one page of the selected queue's messages, read with peek (which never
+// changes them), newest or oldest first, filtered by state, paged by keyset.
+import { useEffect, useRef } from 'react';
+import { Box, Text, useInput } from 'ink';
+import type { Backend, Capabilities, Message } from '../../backends/types.js';
+import { commandFor, type Command } from '../model/keys.js';
+import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
+import {
+  firstPage,
+  nextPage,
+  pageNumber,
+  prevPage,
+  setOrder,
+  setPageSize,
+  cycleStateFilter,
+  type PagingState,
+} from '../model/paging.js';
+import { formatAge, formatCount } from '../model/format.js';
+import type { QueueRow } from '../model/rows.js';
+import { moveSelection } from '../model/viewport.js';
+import { useMessages, type LiveOptions } from '../hooks/useMessages.js';
+import type { QueueRef } from './types.js';
+import { GUTTER_BLANK, GUTTER_SELECTED, GUTTER_WIDTH } from './QueueList.js';
+
+export interface QueueScreenProps {
+  readonly backend: Backend;
+  readonly capabilities: Capabilities;
+  readonly queue: QueueRef;
+  /** The queue's row from the last list refresh (undefined when it is gone). */
+  readonly row: QueueRow | undefined;
+  readonly paging: PagingState;
+  readonly selected: number;
+  readonly onChange: (paging: PagingState, selected: number) => void;
+  /** Commands for the app: open, back, quit, help, actions, jump, interval, refresh. */
+  readonly onCommand: (command: Command, message: Message | undefined) => void;
+  readonly live: LiveOptions;
+  readonly width: number;
+  readonly height: number;
+  readonly active: boolean;
+  readonly reloadToken: number;
+  readonly now: number;
+}
+
+/** Lines above the messages: the queue's counts and the paging state, then column titles. */
+const CHROME_LINES = 2;
+
+export function QueueScreen(p: QueueScreenProps) {
+  const pageSize = Math.max(1, p.height - CHROME_LINES);
+  const { page, pageOf, loading, error, reload } = useMessages(p.backend, p.queue.rawName, p.paging, p.live);
+
+  // The page is as tall as the screen; resizing changes it.
+  useEffect(() => {
+    if (p.paging.pageSize !== pageSize) p.onChange(setPageSize(p.paging, pageSize), p.selected);
+  }, [pageSize, p.paging, p.selected, p.onChange]);
+
+  const firstToken = useRef(true);
+  useEffect(() => {
+    if (firstToken.current) {
+      firstToken.current = false;
+      return;
+    }
+    reload();
+  }, [p.reloadToken]);
+
+  // While the next page loads, the previous one stays on screen.
+  const current = page;
+  const messages = current?.messages ?? [];
+  const selected = messages.length === 0 ? -1 : Math.min(Math.max(0, p.selected), messages.length - 1);
+  const selectedMessage = selected >= 0 ? messages[selected] : undefined;
+  const fresh = pageOf === p.paging;
+
+  useInput(
+    (input, key) => {
+      const cmd = commandFor('queue', input, key);
+      if (!cmd) return;
+      switch (cmd.type) {
+        case 'move': {
+          const target = (selected < 0 ? 0 : selected) + cmd.delta;
+          if (target < 0 && fresh && pageNumber(p.paging) > 1) p.onChange(prevPage(p.paging), p.paging.pageSize - 1);
+          else if (target >= messages.length && fresh && current?.hasMore) p.onChange(nextPage(p.paging, current), 0);
+          else p.onChange(p.paging, moveSelection(selected, cmd.delta, messages.length));
+          return;
+        }
+        case 'page':
+          if (cmd.delta > 0) {
+            if (fresh && current?.hasMore) p.onChange(nextPage(p.paging, current), 0);
+            else p.onChange(p.paging, Math.max(0, messages.length - 1));
+          } else if (fresh && pageNumber(p.paging) > 1) p.onChange(prevPage(p.paging), 0);
+          else p.onChange(p.paging, 0);
+          return;
+        case 'home':
+          p.onChange(firstPage(p.paging), 0);
+          return;
+        case 'end':
+          p.onChange(p.paging, Math.max(0, messages.length - 1));
+          return;
+        case 'order':
+          p.onChange(setOrder(p.paging, p.paging.order === 'oldest' ? 'newest' : 'oldest'), 0);
+          return;
+        case 'stateFilter':
+          p.onChange(cycleStateFilter(p.paging, p.capabilities.failedState), 0);
+          return;
+        case 'refresh':
+          reload();
+          p.onCommand(cmd, selectedMessage);
+          return;
+        default:
+          p.onCommand(cmd, selectedMessage);
+      }
+    },
+    { isActive: p.active },
+  );
+
+  const idWidth = Math.max(2, ...messages.map((m) => m.id.toString().length));
+  const cols = messageColumns(p.width - GUTTER_WIDTH, p.capabilities, idWidth);
+  const s = p.row?.stats;
+  const counts = s
+    ? `ready ${formatCount(s.ready, s.estimated)} · in flight ${formatCount(s.inFlight, s.estimated)} · delayed ${formatCount(
+        s.delayed,
+        s.estimated,
+      )}${s.failed !== undefined ? ` · failed ${formatCount(s.failed, s.estimated)}` : ''} · total ${formatCount(
+        s.total,
+        s.estimated,
+      )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}`
+    : 'queue not in the last refresh';
+  const where = `${p.paging.order} first · state ${p.paging.state} · page ${pageNumber(p.paging)}${
+    current?.hasMore ? '+' : ''
+  }${loading && !fresh ? ' · loading…' : ''}`;
+
+  return (
+    <Box flexDirection="column" height={p.height}>
+      <Text wrap="truncate-end">
+        <Text bold>{p.queue.label}</Text>
+        {`  ${counts}  `}
+        <Text dimColor>{where}</Text>
+      </Text>
+      <Text bold underline wrap="truncate-end">
+        {GUTTER_BLANK + messageTitle(cols)}
+      </Text>
+      {error ? (
+        <Text color="red" wrap="truncate-end">{`cannot read messages: ${error} (retrying)`}</Text>
+      ) : null}
+      {!current && !error ? <Text dimColor>loading…</Text> : null}
+      {current && messages.length === 0 ? (
+        <Text dimColor>{p.paging.state === 'all' ? 'no messages' : `no ${p.paging.state} messages`}</Text>
+      ) : null}
+      {messages.slice(0, Math.max(0, pageSize - (error ? 1 : 0))).map((m, i) => (
+        <Text key={m.id.toString()} inverse={i === selected} wrap="truncate-end">
+          {(i === selected ? GUTTER_SELECTED : GUTTER_BLANK) + messageLine(m, cols, p.now)}
+        </Text>
+      ))}
+    </Box>
+  );
+}

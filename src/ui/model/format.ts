@@ -1,0 +1,204 @@
+// How numbers, ages, times and message text are written on screen. Every string that
+// came from the database goes through escapeControl here or in the component.
+import { escapeControl, escapeControlKeepNewlines } from '../../text/escape.js';
+import type { Message } from '../../backends/types.js';
+
+/** 1234 -> "1234", 12345 -> "12.3k", 2_500_000 -> "2.50M"; estimates get a leading `~`. */
+export function formatCount(n: number | undefined | null, estimated = false): string {
+  if (n === undefined || n === null) return '-';
+  const prefix = estimated ? '~' : '';
+  const abs = Math.abs(n);
+  let text: string;
+  if (abs < 10_000) text = String(Math.round(n));
+  else if (abs < 1_000_000) text = `${(n / 1000).toFixed(abs < 100_000 ? 1 : 0)}k`;
+  else if (abs < 1_000_000_000) text = `${(n / 1_000_000).toFixed(abs < 10_000_000 ? 2 : 1)}M`;
+  else text = `${(n / 1_000_000_000).toFixed(2)}G`;
+  return prefix + text;
+}
+
+/** Seconds as the largest one or two units: "45s", "12m05s", "3h05m", "2d04h"; null -> "-". */
+export function formatAge(sec: number | null | undefined): string {
+  if (sec === null || sec === undefined || !Number.isFinite(sec)) return '-';
+  const s = Math.max(0, Math.floor(sec));
+  if (s < 60) return `${s}s`;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (s < 3600) return `${Math.floor(s / 60)}m${pad(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m`;
+  return `${Math.floor(s / 86_400)}d${pad(Math.floor((s % 86_400) / 3600))}h`;
+}
+
+/** Messages per second: "-" unknown, "0", "3.5", "120", "12.3k"; approximate ones get `~`. */
+export function formatRate(perSec: number | null, approximate = false): string {
+  if (perSec === null) return '-';
+  const prefix = approximate ? '~' : '';
+  if (perSec === 0) return `${prefix}0`;
+  if (perSec < 10) return `${prefix}${perSec.toFixed(1)}`;
+  if (perSec < 10_000) return `${prefix}${Math.round(perSec)}`;
+  return prefix + formatCount(perSec);
+}
+
+/** Interval in seconds for the header: "2s", "0.5s". */
+export function formatInterval(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)}s`;
+}
+
+/** Local wall-clock time HH:MM:SS. */
+export function formatClock(d: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** ISO-like local timestamp for the message detail. */
+export function formatTimestamp(d: Date | null): string {
+  if (!d) return '-';
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+  );
+}
+
+/** "now" when visible, else "in 12s". */
+export function formatVisibleIn(visibleAt: Date, now: number): string {
+  const sec = (visibleAt.getTime() - now) / 1000;
+  return sec <= 0 ? 'now' : `in ${formatAge(Math.ceil(sec))}`;
+}
+
+/** The age of a message, from its enqueue time. */
+export function formatEnqueuedAgo(enqueuedAt: Date | null, now: number): string {
+  if (!enqueuedAt) return '-';
+  return `${formatAge((now - enqueuedAt.getTime()) / 1000)} ago`;
+}
+
+/** One line of a body for the message list: whitespace runs collapsed, escaped. */
+export function bodyPreview(body: string, maxChars = 200): string {
+  const flat = body.length > maxChars * 4 ? body.slice(0, maxChars * 4) : body;
+  // Collapse ordinary whitespace first; other control characters are escaped visibly.
+  const collapsed = flat.replace(/[ \t\r\n]+/g, ' ').trim();
+  const escaped = escapeControl(collapsed);
+  return escaped.length > maxChars ? `${escaped.slice(0, maxChars - 1)}…` : escaped;
+}
+
+/** The full body for the detail view: JSON pretty-printed when it parses, escaped either way. */
+export function prettyBody(body: string): { readonly text: string; readonly json: boolean } {
+  let text = body;
+  let json = false;
+  const trimmed = body.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    let valid = true;
+    try {
+      JSON.parse(trimmed);
+    } catch {
+      valid = false; // Not JSON: shown as it is.
+    }
+    if (valid) {
+      text = reindentJson(trimmed);
+      json = true;
+    }
+  }
+  // Valid JSON has no raw C0 controls inside strings; escaping catches the rest (C1
+  // controls, bidi overrides) and everything in non-JSON bodies.
+  return { text: escapeControlKeepNewlines(text.replace(/\r\n/g, '\n')), json };
+}
+
+/**
+ * Re-indents valid JSON text by two spaces, keeping every literal as written: parsing and
+ * re-serialising would round ids above 2^53 and rewrite escapes, and the detail view
+ * must show what is stored.
+ */
+export function reindentJson(text: string): string {
+  let out = '';
+  let depth = 0;
+  let i = 0;
+  const newline = () => `\n${'  '.repeat(depth)}`;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    if (ch === ' ' || ch === '\n' || ch === '\r' || ch === '\t') {
+      i++;
+      continue;
+    }
+    if (ch === '{' || ch === '[') {
+      // Empty containers stay on one line.
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j]!)) j++;
+      const close = ch === '{' ? '}' : ']';
+      if (text[j] === close) {
+        out += ch + close;
+        i = j + 1;
+        continue;
+      }
+      depth++;
+      out += ch + newline();
+      i++;
+      continue;
+    }
+    if (ch === '}' || ch === ']') {
+      depth = Math.max(0, depth - 1);
+      out += newline() + ch;
+      i++;
+      continue;
+    }
+    if (ch === ',') {
+      out += `,${newline()}`;
+      i++;
+      continue;
+    }
+    if (ch === ':') {
+      out += ': ';
+      i++;
+      continue;
+    }
+    out += ch;
+    i++;
+  }
+  return out;
+}
+
+function headerValue(v: unknown): string {
+  if (typeof v === 'string') return v;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** "k=v, k2=v2" for the list; escaped. */
+export function headersPreview(headers: Message['headers'], maxChars = 60): string {
+  if (!headers) return '';
+  const text = Object.entries(headers)
+    .map(([k, v]) => `${k}=${headerValue(v)}`)
+    .join(', ');
+  const escaped = escapeControl(text);
+  return escaped.length > maxChars ? `${escaped.slice(0, maxChars - 1)}…` : escaped;
+}
+
+/** One escaped line per header for the detail view. */
+export function headerLines(headers: Message['headers']): string[] {
+  if (!headers) return [];
+  return Object.entries(headers).map(([k, v]) => `${escapeControl(k)}: ${escapeControl(headerValue(v))}`);
+}
+
+/** Names are escaped before they are padded or cut, so widths count what is really shown. */
+export function displayName(name: string): string {
+  return escapeControl(name);
+}
+
+/** Cuts a string to `width` columns, with an ellipsis. (Counts code points; wide CJK glyphs are rare in queue names.) */
+export function fitText(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  if (width <= 0) return '';
+  const chars = Array.from(text);
+  let out = chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join('')}…` : text;
+  const len = Math.min(chars.length, width);
+  const pad = ' '.repeat(Math.max(0, width - len));
+  out = align === 'left' ? out + pad : pad + out;
+  return out;
+}

@@ -1,0 +1,156 @@
+// Which key does what, per screen. Pure: the components turn key presses into these
+// commands and act on them; the help screen is written from the same tables.
+
+/** The parts of a key press top looks at (ink's Key has all of these). */
+export interface KeyPress {
+  readonly upArrow?: boolean;
+  readonly downArrow?: boolean;
+  readonly leftArrow?: boolean;
+  readonly rightArrow?: boolean;
+  readonly pageUp?: boolean;
+  readonly pageDown?: boolean;
+  readonly home?: boolean;
+  readonly end?: boolean;
+  readonly return?: boolean;
+  readonly escape?: boolean;
+  readonly ctrl?: boolean;
+  readonly meta?: boolean;
+  readonly tab?: boolean;
+  readonly backspace?: boolean;
+  readonly delete?: boolean;
+}
+
+export type Action = 'delete' | 'archive' | 'makeVisible' | 'purge' | 'send';
+
+export type Command =
+  | { readonly type: 'move'; readonly delta: number }
+  | { readonly type: 'page'; readonly delta: 1 | -1 }
+  | { readonly type: 'home' }
+  | { readonly type: 'end' }
+  | { readonly type: 'open' }
+  | { readonly type: 'back' }
+  | { readonly type: 'quit' }
+  | { readonly type: 'help' }
+  | { readonly type: 'filter' }
+  | { readonly type: 'sortShift'; readonly step: 1 | -1 }
+  | { readonly type: 'sortKey'; readonly key: string }
+  | { readonly type: 'interval'; readonly direction: 1 | -1 }
+  | { readonly type: 'pause' }
+  | { readonly type: 'refresh' }
+  | { readonly type: 'order' }
+  | { readonly type: 'stateFilter' }
+  | { readonly type: 'jump' }
+  | { readonly type: 'action'; readonly action: Action };
+
+export type Screen = 'list' | 'queue' | 'message';
+
+/** Keys every screen shares. */
+function common(input: string, key: KeyPress): Command | undefined {
+  if (key.ctrl && input === 'c') return { type: 'quit' };
+  if (key.upArrow || input === 'k') return { type: 'move', delta: -1 };
+  if (key.downArrow || input === 'j') return { type: 'move', delta: 1 };
+  if (key.pageUp || (key.ctrl && input === 'b')) return { type: 'page', delta: -1 };
+  if (key.pageDown || (key.ctrl && input === 'f') || input === ' ') return { type: 'page', delta: 1 };
+  if (key.home || input === 'g') return { type: 'home' };
+  if (key.end || input === 'G') return { type: 'end' };
+  if (input === '?') return { type: 'help' };
+  if (input === 'r' || (key.ctrl && input === 'l')) return { type: 'refresh' };
+  if (input === '+' || input === '=') return { type: 'interval', direction: 1 };
+  if (input === '-' || input === '_') return { type: 'interval', direction: -1 };
+  return undefined;
+}
+
+export function commandFor(screen: Screen, input: string, key: KeyPress): Command | undefined {
+  if (screen === 'list') {
+    // Space pauses on the list (where nothing pages by Space); the other screens page with it.
+    if (input === ' ') return { type: 'pause' };
+    if (key.return) return { type: 'open' };
+    if (key.escape) return { type: 'back' };
+    if (input === 'q') return { type: 'quit' };
+    if (input === '/') return { type: 'filter' };
+    if (input === '<' || input === ',') return { type: 'sortShift', step: -1 };
+    if (input === '>' || input === '.') return { type: 'sortShift', step: 1 };
+    if (/^[A-Z]$/.test(input) && input !== 'G' && input !== 'P') return { type: 'sortKey', key: input };
+    if (input === 'P') return { type: 'action', action: 'purge' };
+    if (input === 's') return { type: 'action', action: 'send' };
+    return common(input, key);
+  }
+  if (key.escape || input === 'q' || key.leftArrow || key.backspace) return { type: 'back' };
+  if (screen === 'queue') {
+    if (key.return || key.rightArrow) return { type: 'open' };
+    if (input === 'o') return { type: 'order' };
+    if (input === 'f') return { type: 'stateFilter' };
+    if (input === '#' || input === 'i') return { type: 'jump' };
+    if (input === 'P') return { type: 'action', action: 'purge' };
+    if (input === 's') return { type: 'action', action: 'send' };
+  }
+  if (input === 'd' || key.delete) return { type: 'action', action: 'delete' };
+  if (input === 'a') return { type: 'action', action: 'archive' };
+  if (input === 'v') return { type: 'action', action: 'makeVisible' };
+  return common(input, key);
+}
+
+export interface HelpEntry {
+  readonly keys: string;
+  readonly what: string;
+}
+
+/** The help screen, per screen; actions are listed only when they are available. */
+export function helpFor(screen: Screen, opts: { readOnly: boolean; archive: boolean; failedState: boolean }): HelpEntry[] {
+  const nav: HelpEntry[] = [
+    { keys: '↑/↓ j/k', what: 'move' },
+    { keys: 'PgUp/PgDn', what: screen === 'queue' ? 'previous / next page' : 'page up / down' },
+    { keys: 'g/G Home/End', what: 'first / last' },
+  ];
+  const general: HelpEntry[] = [
+    { keys: 'r', what: 'refresh now' },
+    { keys: '+ / -', what: 'refresh interval longer / shorter (0.5 s minimum)' },
+    { keys: '?', what: 'this help' },
+    { keys: 'Ctrl-C', what: 'quit' },
+  ];
+  const actions: HelpEntry[] = [];
+  if (!opts.readOnly) {
+    if (screen !== 'list') {
+      actions.push({ keys: 'd', what: 'delete the message' });
+      if (opts.archive) actions.push({ keys: 'a', what: 'archive the message' });
+      actions.push({ keys: 'v', what: 'make the message visible now' });
+    }
+    if (screen !== 'message') {
+      actions.push({ keys: 'P', what: 'purge the queue (type its name to confirm)' });
+      actions.push({ keys: 's', what: 'send a message' });
+    }
+  }
+  if (screen === 'list') {
+    return [
+      ...nav,
+      { keys: 'Enter', what: 'open the queue' },
+      { keys: '/', what: 'filter by name (regex); Esc clears' },
+      { keys: '< / >', what: 'sort by the previous / next column (again: reverse)' },
+      { keys: 'N R I D T O A F E', what: 'sort by name, ready, in-flight, delayed, total, oldest, archived, failed, tenant' },
+      { keys: 'Space', what: 'pause / resume refreshing' },
+      ...actions,
+      ...general,
+      { keys: 'q', what: 'quit' },
+    ];
+  }
+  if (screen === 'queue') {
+    return [
+      ...nav,
+      { keys: 'Enter', what: 'open the message' },
+      { keys: 'Esc / q', what: 'back to the queue list' },
+      { keys: 'o', what: 'oldest / newest first' },
+      { keys: 'f', what: `filter by state (all, ready, in flight, delayed${opts.failedState ? ', failed' : ''})` },
+      { keys: '#', what: 'jump to a message id' },
+      ...actions,
+      ...general,
+    ];
+  }
+  return [
+    { keys: '↑/↓ j/k', what: 'scroll' },
+    { keys: 'PgUp/PgDn Space', what: 'scroll a page' },
+    { keys: 'g/G Home/End', what: 'top / bottom' },
+    { keys: 'Esc / q', what: 'back to the messages' },
+    ...actions,
+    ...general,
+  ];
+}

@@ -1,0 +1,108 @@
+// The message table of the queue view and the lines of the message detail.
+import type { Capabilities, Message } from '../../backends/types.js';
+import {
+  bodyPreview,
+  fitText,
+  formatAge,
+  formatTimestamp,
+  formatVisibleIn,
+  headerLines,
+  headersPreview,
+  prettyBody,
+} from './format.js';
+
+export type MessageColumnId = 'id' | 'state' | 'reads' | 'enqueued' | 'visible' | 'headers' | 'body';
+
+export interface MessageColumn {
+  readonly id: MessageColumnId;
+  readonly title: string;
+  readonly width: number;
+  readonly align: 'left' | 'right';
+}
+
+const STATE_TEXT: Record<Message['state'], string> = {
+  ready: 'ready',
+  inflight: 'in-flight',
+  delayed: 'delayed',
+  failed: 'FAILED',
+};
+
+/** Columns for the queue view; HEADERS goes first when narrow, BODY takes the rest. */
+export function messageColumns(width: number, caps: Capabilities, idWidth: number): MessageColumn[] {
+  const cols: MessageColumn[] = [
+    { id: 'id', title: 'ID', width: Math.max(2, idWidth), align: 'right' },
+    { id: 'state', title: 'STATE', width: 9, align: 'left' },
+    { id: 'reads', title: caps.maxRetries ? 'TRIES' : 'READS', width: caps.maxRetries ? 7 : 5, align: 'right' },
+    { id: 'enqueued', title: 'AGE', width: 7, align: 'right' },
+    { id: 'visible', title: 'VISIBLE', width: 9, align: 'right' },
+  ];
+  if (caps.headers || caps.attributes) {
+    cols.push({ id: 'headers', title: caps.attributes ? 'ATTRIBUTES' : 'HEADERS', width: 24, align: 'left' });
+  }
+  const used = () => cols.reduce((s, c) => s + c.width + 1, 0);
+  const MIN_BODY = 16;
+  if (width - used() < MIN_BODY) {
+    const i = cols.findIndex((c) => c.id === 'headers');
+    if (i >= 0) cols.splice(i, 1);
+  }
+  if (width - used() < MIN_BODY) {
+    const i = cols.findIndex((c) => c.id === 'enqueued');
+    if (i >= 0) cols.splice(i, 1);
+  }
+  cols.push({ id: 'body', title: 'BODY', width: Math.max(MIN_BODY, width - used()), align: 'left' });
+  return cols;
+}
+
+export function triesText(m: Message): string {
+  if (m.maxTries === undefined) return String(m.readCount);
+  return `${m.readCount}/${m.maxTries < 0 ? '∞' : m.maxTries}`;
+}
+
+export function messageCell(m: Message, id: MessageColumnId, now: number): string {
+  switch (id) {
+    case 'id':
+      return m.id.toString();
+    case 'state':
+      return STATE_TEXT[m.state];
+    case 'reads':
+      return triesText(m);
+    case 'enqueued':
+      return m.enqueuedAt ? formatAge((now - m.enqueuedAt.getTime()) / 1000) : '-';
+    case 'visible':
+      return formatVisibleIn(m.visibleAt, now);
+    case 'headers':
+      return headersPreview(m.headers);
+    case 'body':
+      return bodyPreview(m.body);
+  }
+}
+
+export function messageLine(m: Message, cols: readonly MessageColumn[], now: number): string {
+  return cols.map((c) => fitText(messageCell(m, c.id, now), c.width, c.align)).join(' ');
+}
+
+export function messageTitle(cols: readonly MessageColumn[]): string {
+  return cols.map((c) => fitText(c.title, c.width, c.align)).join(' ');
+}
+
+/** Every line of the detail view: facts, headers or attributes, then the body. */
+export function detailLines(m: Message, caps: Capabilities, now: number): string[] {
+  const lines = [
+    `id          ${m.id.toString()}`,
+    `state       ${STATE_TEXT[m.state]}`,
+    `${caps.maxRetries ? 'tries      ' : 'read count '} ${triesText(m)}`,
+    `enqueued    ${formatTimestamp(m.enqueuedAt)}${m.enqueuedAt ? `  (${formatAge((now - m.enqueuedAt.getTime()) / 1000)} ago)` : ''}`,
+    `visible at  ${formatTimestamp(m.visibleAt)}  (${formatVisibleIn(m.visibleAt, now)})`,
+    `last read   ${formatTimestamp(m.lastReadAt)}`,
+  ];
+  const hdrs = headerLines(m.headers);
+  const label = caps.attributes ? 'attributes' : 'headers';
+  if (caps.headers || caps.attributes || hdrs.length > 0) {
+    lines.push('', hdrs.length > 0 ? `${label}:` : `${label}: none`);
+    for (const h of hdrs) lines.push(`  ${h}`);
+  }
+  const body = prettyBody(m.body);
+  lines.push('', `body${body.json ? ' (JSON)' : ''}, ${Buffer.byteLength(m.body, 'utf8')} bytes:`);
+  lines.push(...body.text.split('\n'));
+  return lines;
+}

@@ -1,0 +1,96 @@
+// `smq top --once` and `smq top` outside a terminal: the queue list as plain text or JSON.
+import type { Capabilities, ServerInfo } from '../../backends/types.js';
+import { availableColumns, columnSpec, type ColumnId } from './columns.js';
+import { displayName, fitText, formatAge, formatCount, formatRate } from './format.js';
+import { distinctTenants, type QueueRow } from './rows.js';
+
+/** The text of one cell of the queue list (escaped, not padded). */
+export function cellText(row: QueueRow, column: ColumnId): string {
+  const s = row.stats;
+  switch (column) {
+    case 'tenant':
+      return row.tenant === undefined ? '-' : displayName(row.tenant);
+    case 'name':
+      return displayName(row.name);
+    case 'ready':
+      return formatCount(s.ready, s.estimated);
+    case 'inFlight':
+      return formatCount(s.inFlight, s.estimated);
+    case 'delayed':
+      return formatCount(s.delayed, s.estimated);
+    case 'total':
+      return formatCount(s.total, s.estimated);
+    case 'oldest':
+      return formatAge(s.oldestAgeSec);
+    case 'in':
+      return formatRate(row.rate.inPerSec, row.rate.approximate);
+    case 'out':
+      return formatRate(row.rate.outPerSec, row.rate.approximate);
+    case 'archived':
+      return formatCount(s.archived, false);
+    case 'failed':
+      return formatCount(s.failed, s.estimated);
+    case 'spark':
+      return '';
+  }
+}
+
+/** An aligned table with every column but the sparkline; NAME as wide as the longest name. */
+export function snapshotTable(rows: readonly QueueRow[], capabilities: Capabilities): string {
+  const ids = availableColumns(capabilities, distinctTenants(rows) > 1).filter((id) => id !== 'spark');
+  const widths = ids.map((id) => {
+    const spec = columnSpec(id);
+    const longest = Math.max(spec.title.length, ...rows.map((r) => Array.from(cellText(r, id)).length));
+    return id === 'name' || id === 'tenant' ? longest : Math.max(spec.width, longest);
+  });
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => fitText(c, widths[i]!, columnSpec(ids[i]!).align))
+      .join(' ')
+      .trimEnd();
+  const out = [line(ids.map((id) => columnSpec(id).title))];
+  for (const r of rows) out.push(line(ids.map((id) => cellText(r, id))));
+  return `${out.join('\n')}\n`;
+}
+
+export interface SnapshotJson {
+  readonly at: string;
+  readonly backend: string;
+  readonly server: string | undefined;
+  readonly schema: string | undefined;
+  readonly location: string;
+  readonly queues: readonly Record<string, unknown>[];
+}
+
+/** One JSON document: every queue's stats as the backend gave them, plus rates when known. */
+export function snapshotJson(
+  rows: readonly QueueRow[],
+  meta: { readonly at: number; readonly info: ServerInfo | undefined; readonly backend: string; readonly location: string },
+): SnapshotJson {
+  return {
+    at: new Date(meta.at).toISOString(),
+    backend: meta.backend,
+    server: meta.info?.serverVersion,
+    schema: meta.info?.schema,
+    location: meta.location,
+    queues: rows.map((r) => {
+      const s = r.stats;
+      return {
+        name: r.name,
+        ...(r.name !== r.rawName ? { rawName: r.rawName } : {}),
+        ...(r.tenant !== undefined ? { tenant: r.tenant } : {}),
+        ready: s.ready,
+        inFlight: s.inFlight,
+        delayed: s.delayed,
+        ...(s.failed !== undefined ? { failed: s.failed } : {}),
+        total: s.total,
+        ...(s.archived !== undefined ? { archived: s.archived } : {}),
+        oldestAgeSec: s.oldestAgeSec,
+        newestAgeSec: s.newestAgeSec,
+        estimated: s.estimated,
+        inPerSec: r.rate.inPerSec,
+        outPerSec: r.rate.outPerSec,
+      };
+    }),
+  };
+}

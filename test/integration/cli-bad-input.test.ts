@@ -1,0 +1,328 @@
+// Bad input, table-driven, through the built binary: each case must end with the right
+// exit code, exactly one line on stderr, no stack trace, no password anywhere, and the
+// store exactly as it was.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { ensureBuilt, runCli, type CliResult } from '../helpers/run-cli.js';
+import { freePort } from '../helpers/pg-server.js';
+import { installSchema } from '../helpers/schema.js';
+
+const WRONG_PASSWORD = 'wrong-Pw_' + randomBytes(3).toString('hex');
+
+interface World {
+  /** This file's own database (a clone of the suite's server settings, fresh pgmq schema). */
+  readonly url: string;
+  readonly password: string;
+  readonly port: string;
+  readonly user: string;
+  readonly host: string;
+  readonly db: string;
+  /** A seeded SmoothMQ file. */
+  readonly sqlite: string;
+  readonly dir: string;
+  /** A queue with messages, on both stores. */
+  readonly queue: string;
+  readonly closedPort: number;
+}
+
+let world: World;
+let admin: pg.Client;
+let dbName: string;
+
+async function pgSnapshot(): Promise<unknown> {
+  const c = new pg.Client({ connectionString: world.url });
+  await c.connect();
+  try {
+    const meta = await c.query('SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pgmq.meta ORDER BY queue_name');
+    const tables = await c.query<{ schema: string; name: string }>(
+      `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
+        WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`,
+    );
+    const counts: Record<string, number> = {};
+    for (const t of tables.rows) {
+      if (t.schema === 'pgmq' && !/^[qa]_/.test(t.name)) continue;
+      const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${pg.escapeIdentifier(t.schema)}.${pg.escapeIdentifier(t.name)}`);
+      counts[`${t.schema}.${t.name}`] = Number(r.rows[0]?.n);
+    }
+    const messages = await c.query(`SELECT msg_id, read_ct, vt, message FROM pgmq.${pg.escapeIdentifier(`q_${world.queue}`)} ORDER BY msg_id`);
+    return { meta: meta.rows, tables: tables.rows, counts, messages: messages.rows };
+  } finally {
+    await c.end();
+  }
+}
+
+function sqliteSnapshot(path: string): unknown {
+  if (!existsSync(path)) return { missing: true };
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    db.defaultSafeIntegers(true);
+    const schema = db.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY name").all() as { type: string; name: string }[];
+    const rows: Record<string, unknown[]> = {};
+    for (const t of schema.filter((s) => s.type === 'table')) {
+      rows[t.name] = db.prepare(`SELECT * FROM "${t.name.replace(/"/g, '""')}" ORDER BY 1`).all();
+    }
+    return JSON.parse(JSON.stringify({ schema, rows }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+  } finally {
+    db.close();
+  }
+}
+
+async function snapshot(): Promise<unknown> {
+  return { pg: await pgSnapshot(), sqlite: sqliteSnapshot(world.sqlite) };
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  const base = new URL(inject('pgUrl'));
+  dbName = `smq_cli_bad_${randomBytes(4).toString('hex')}`;
+  admin = new pg.Client({ connectionString: base.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(base);
+  url.pathname = `/${dbName}`;
+  await installSchema(url.toString());
+
+  const dir = mkdtempSync(join(tmpdir(), 'smq-cli-bad-'));
+  const sqlite = join(dir, 'seeded.db');
+  const queue = `seeded_${randomBytes(3).toString('hex')}`;
+  world = {
+    url: url.toString(),
+    password: decodeURIComponent(base.password),
+    port: base.port,
+    user: decodeURIComponent(base.username),
+    host: base.hostname,
+    db: dbName,
+    sqlite,
+    dir,
+    queue,
+    closedPort: await freePort(),
+  };
+  const must = async (args: string[]) => {
+    const r = await runCli(args);
+    if (r.code !== 0) throw new Error(`setup failed: smq ${args.join(' ')}: ${r.stderr}`);
+  };
+  await must(['init', '--sqlite', sqlite]);
+  for (const conn of [['--url', world.url], ['--sqlite', sqlite]]) {
+    await must(['create', queue, ...conn]);
+    await must(['send', queue, '{"seed": 1}', ...conn]);
+    await must(['send', queue, '{"seed": 2}', ...conn]);
+  }
+  // A canary the injection attempts name.
+  const c = new pg.Client({ connectionString: world.url });
+  await c.connect();
+  await c.query('CREATE TABLE public.y (x int); INSERT INTO public.y VALUES (1)');
+  await c.end();
+});
+
+afterAll(async () => {
+  if (world) rmSync(world.dir, { recursive: true, force: true });
+  if (admin) {
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+});
+
+interface Case {
+  readonly name: string;
+  readonly args: (w: World) => string[];
+  readonly code: 1 | 2 | 3;
+  readonly input?: string;
+  readonly env?: (w: World) => Record<string, string>;
+  /** What the one line must say. */
+  readonly says?: RegExp;
+  /** Upper bound for the whole process (connection timeouts). */
+  readonly withinMs?: number;
+  /** Paths that must not exist afterwards. */
+  readonly noFile?: (w: World) => string;
+}
+
+const pgmq = (w: World) => ['--url', w.url];
+const sqlite = (w: World) => ['--sqlite', w.sqlite];
+const longName = 'n'.repeat(48);
+
+const cases: Case[] = [
+  // Queue names that try SQL injection, or that pgmq cannot hold.
+  ...["x; drop table y", "x'; drop table y; --", 'q"x', 'a$b', 'a--b', "it's", 'a b', ''].flatMap((name): Case[] => [
+    { name: `pgmq create ${JSON.stringify(name)}`, args: (w) => ['create', name, ...pgmq(w)], code: 2, says: /invalid queue name/ },
+    { name: `pgmq send to ${JSON.stringify(name)}`, args: (w) => ['send', name, '{}', ...pgmq(w)], code: 2, says: /invalid queue name/ },
+    { name: `pgmq peek ${JSON.stringify(name)}`, args: (w) => ['peek', name, ...pgmq(w)], code: 2, says: /invalid queue name/ },
+  ]),
+  { name: 'pgmq name over 47 bytes', args: (w) => ['create', longName, ...pgmq(w)], code: 2, says: /47/ },
+  { name: 'pgmq name over 47 bytes (multibyte)', args: (w) => ['create', 'é'.repeat(24), ...pgmq(w)], code: 2, says: /47/ },
+  { name: 'SmoothMQ: an SQL-looking name is just a missing queue', args: (w) => ['peek', "x'; DROP TABLE messages; --", ...sqlite(w)], code: 3 },
+  { name: 'SmoothMQ name over 255 characters', args: (w) => ['create', 'n'.repeat(256), ...sqlite(w)], code: 2, says: /255/ },
+  { name: 'a control character in a name', args: (w) => ['create', 'a\u001b[2Jb', ...sqlite(w)], code: 2, says: /control/ },
+
+  // Missing queue, unknown message.
+  ...(['pgmq', 'sqlite'] as const).flatMap((kind): Case[] => {
+    const conn = kind === 'pgmq' ? pgmq : sqlite;
+    return [
+      { name: `${kind}: peek a missing queue`, args: (w) => ['peek', 'no_such_queue', ...conn(w)], code: 3, says: /does not exist/ },
+      { name: `${kind}: send to a missing queue`, args: (w) => ['send', 'no_such_queue', '{}', ...conn(w)], code: 3 },
+      { name: `${kind}: receive from a missing queue`, args: (w) => ['receive', 'no_such_queue', ...conn(w)], code: 3 },
+      { name: `${kind}: drop a missing queue`, args: (w) => ['drop', 'no_such_queue', '--yes', ...conn(w)], code: 3 },
+      { name: `${kind}: purge a missing queue`, args: (w) => ['purge', 'no_such_queue', '--yes', ...conn(w)], code: 3 },
+      { name: `${kind}: delete an unknown id`, args: (w) => ['delete', w.queue, '999999', '--yes', ...conn(w)], code: 3, says: /999999/ },
+      { name: `${kind}: peek an unknown id`, args: (w) => ['peek', w.queue, '--id', '999999', ...conn(w)], code: 3 },
+      { name: `${kind}: non-numeric id`, args: (w) => ['delete', w.queue, 'abc', '--yes', ...conn(w)], code: 2, says: /invalid message id/ },
+      { name: `${kind}: negative id`, args: (w) => ['delete', w.queue, '-1', '--yes', ...conn(w)], code: 2 },
+      { name: `${kind}: fractional --after`, args: (w) => ['peek', w.queue, '--after', '1.5', ...conn(w)], code: 2 },
+      { name: `${kind}: --qty 0`, args: (w) => ['receive', w.queue, '--qty', '0', ...conn(w)], code: 2, says: /--qty/ },
+      { name: `${kind}: --qty -2`, args: (w) => ['receive', w.queue, '--qty', '-2', ...conn(w)], code: 2, says: /--qty/ },
+      { name: `${kind}: --qty abc`, args: (w) => ['receive', w.queue, '--qty', 'abc', ...conn(w)], code: 2, says: /--qty/ },
+      { name: `${kind}: --limit 0`, args: (w) => ['peek', w.queue, '--limit', '0', ...conn(w)], code: 2 },
+      { name: `${kind}: --delay -5`, args: (w) => ['send', w.queue, '{}', '--delay', '-5', ...conn(w)], code: 2 },
+      { name: `${kind}: --vt 1.5`, args: (w) => ['receive', w.queue, '--vt', '1.5', ...conn(w)], code: 2 },
+      { name: `${kind}: --header without =`, args: (w) => ['send', w.queue, '{}', '--header', 'k', ...conn(w)], code: 2 },
+      { name: `${kind}: --state bogus`, args: (w) => ['peek', w.queue, '--state', 'bogus', ...conn(w)], code: 2 },
+      { name: `${kind}: send with empty stdin`, args: (w) => ['send', w.queue, ...conn(w)], input: '', code: 2 },
+      // Destructive commands without --yes, stdin not a terminal.
+      { name: `${kind}: drop without --yes`, args: (w) => ['drop', w.queue, ...conn(w)], code: 2, says: /--yes/ },
+      { name: `${kind}: purge without --yes`, args: (w) => ['purge', w.queue, ...conn(w)], code: 2, says: /--yes/ },
+      { name: `${kind}: delete without --yes`, args: (w) => ['delete', w.queue, '1', ...conn(w)], code: 2, says: /--yes/ },
+      { name: `${kind}: write under --read-only`, args: (w) => ['purge', w.queue, '--yes', '--read-only', ...conn(w)], code: 1, says: /read-only/ },
+    ];
+  }),
+
+  // pgmq bodies are jsonb.
+  { name: 'pgmq: body that is not JSON', args: (w) => ['send', w.queue, 'hello', ...pgmq(w)], code: 2, says: /JSON/ },
+  { name: 'pgmq: truncated JSON body', args: (w) => ['send', w.queue, '{"a":', ...pgmq(w)], code: 2, says: /JSON/ },
+  { name: 'pgmq: one bad stdin line sends nothing', args: (w) => ['send', w.queue, ...pgmq(w)], input: '{"ok":1}\nnope\n{"ok":2}\n', code: 2, says: /line 2/ },
+  { name: 'pgmq: --state failed', args: (w) => ['peek', w.queue, '--state', 'failed', ...pgmq(w)], code: 2 },
+  { name: 'pgmq: --tenant', args: (w) => ['queues', '--tenant', '2', ...pgmq(w)], code: 2 },
+
+  // Connections.
+  { name: 'no database given', args: () => ['queues'], code: 2, says: /no database given: pass --url postgres:\/\/… or --sqlite PATH/ },
+  {
+    name: 'malformed URL (port)',
+    args: (w) => ['queues', '--url', `postgres://${w.user}:${encodeURIComponent(w.password)}@${w.host}:notaport/${w.db}`],
+    code: 2,
+    says: /malformed URL/,
+  },
+  { name: 'unsupported URL scheme', args: (w) => ['queues', '--url', `mysql://root:${w.password}@localhost/db`], code: 2, says: /unsupported URL/ },
+  { name: '--url and --sqlite together', args: (w) => ['queues', ...pgmq(w), ...sqlite(w)], code: 2 },
+  {
+    name: 'unreachable server (closed port)',
+    args: (w) => ['queues', '--url', `postgres://${w.user}:${encodeURIComponent(w.password)}@127.0.0.1:${w.closedPort}/${w.db}`],
+    code: 1,
+    says: /cannot connect/,
+    withinMs: 5000,
+  },
+  {
+    name: 'wrong password',
+    args: (w) => ['queues', '--url', `postgres://${w.user}:${WRONG_PASSWORD}@${w.host}:${w.port}/${w.db}`],
+    code: 1,
+    says: /authentication failed|password/,
+  },
+  {
+    name: 'wrong password in PGPASSWORD',
+    args: () => ['peek', 'anything'],
+    env: (w) => ({ PGHOST: w.host, PGPORT: w.port, PGUSER: w.user, PGDATABASE: w.db, PGPASSWORD: WRONG_PASSWORD }),
+    code: 1,
+  },
+  {
+    name: 'wrong password via DATABASE_URL',
+    args: () => ['queues'],
+    env: (w) => ({ DATABASE_URL: `postgres://${w.user}:${WRONG_PASSWORD}@${w.host}:${w.port}/${w.db}` }),
+    code: 1,
+  },
+  { name: 'init on a wrong password', args: (w) => ['init', '--url', `postgres://${w.user}:${WRONG_PASSWORD}@${w.host}:${w.port}/${w.db}`], code: 1 },
+  { name: 'database that does not exist', args: (w) => ['queues', '--url', world.url.replace(w.db, `${w.db}_nope`)], code: 1 },
+  { name: 'a usage error next to a password', args: (w) => ['bogus', ...pgmq(w)], code: 2 },
+  { name: 'an unknown option next to a password', args: (w) => ['queues', '--frobnicate', ...pgmq(w)], code: 2 },
+
+  // SQLite files.
+  { name: 'a file that is not SQLite', args: (w) => ['queues', '--sqlite', join(w.dir, 'not-sqlite.txt')], code: 1, says: /not an SQLite database/ },
+  { name: 'an SQLite file that is not SmoothMQ', args: (w) => ['queues', '--sqlite', join(w.dir, 'other.db')], code: 1, says: /not a SmoothMQ file/ },
+  { name: 'a directory instead of a file', args: (w) => ['queues', '--sqlite', w.dir], code: 1 },
+  {
+    name: 'a missing file',
+    args: (w) => ['peek', 'q', '--sqlite', join(w.dir, 'missing.db')],
+    code: 1,
+    says: /does not exist.*smq init/,
+    noFile: (w) => join(w.dir, 'missing.db'),
+  },
+  {
+    name: 'sqlite: URL to a missing file',
+    args: (w) => ['queues', '--url', `sqlite:${join(w.dir, 'missing2.db')}`],
+    code: 1,
+    noFile: (w) => join(w.dir, 'missing2.db'),
+  },
+  {
+    name: 'init in a missing directory',
+    args: (w) => ['init', '--sqlite', join(w.dir, 'no-such-dir', 'x.db')],
+    code: 1,
+    says: /does not exist/,
+    noFile: (w) => join(w.dir, 'no-such-dir'),
+  },
+  {
+    name: 'init where a file stands in for the directory',
+    args: (w) => ['init', '--sqlite', join(w.dir, 'not-sqlite.txt', 'x.db')],
+    code: 1,
+  },
+];
+
+describe('bad input', () => {
+  beforeAll(() => {
+    writeFileSync(join(world.dir, 'not-sqlite.txt'), 'just some text, definitely not a database\n'.repeat(20));
+    const other = new Database(join(world.dir, 'other.db'));
+    other.exec('CREATE TABLE notes (id integer primary key, body text); INSERT INTO notes (body) VALUES (\'keep me\')');
+    other.close();
+  });
+
+  test.each(cases)('$name', async (c) => {
+    const before = await snapshot();
+    const notSqlite = readFileSync(join(world.dir, 'not-sqlite.txt'));
+    const other = sqliteSnapshot(join(world.dir, 'other.db'));
+
+    const r: CliResult = await runCli(c.args(world), { ...(c.input === undefined ? {} : { input: c.input }), ...(c.env ? { env: c.env(world) } : {}) });
+
+    const output = r.stdout + r.stderr;
+    expect(r.code, `exit code; stderr: ${r.stderr}`).toBe(c.code);
+    expect(r.stderr.endsWith('\n')).toBe(true);
+    expect(r.stderr.trimEnd().split('\n'), 'exactly one line on stderr').toHaveLength(1);
+    expect(r.stderr).toMatch(/^smq: \S/);
+    expect(output).not.toContain('    at ');
+    expect(output).not.toContain(world.password);
+    expect(output).not.toContain(encodeURIComponent(world.password));
+    expect(output).not.toContain(WRONG_PASSWORD);
+    expect(r.stdout).toBe('');
+    if (c.says) expect(r.stderr).toMatch(c.says);
+    if (c.withinMs !== undefined) expect(r.ms).toBeLessThan(c.withinMs);
+    if (c.noFile) expect(existsSync(c.noFile(world))).toBe(false);
+
+    expect(await snapshot()).toEqual(before);
+    expect(readFileSync(join(world.dir, 'not-sqlite.txt')).equals(notSqlite)).toBe(true);
+    expect(sqliteSnapshot(join(world.dir, 'other.db'))).toEqual(other);
+  });
+
+  // Root may write anywhere, so the permission case only means something for other users.
+  test.skipIf(process.getuid?.() === 0)('init in a directory without write permission', async () => {
+    const locked = join(world.dir, 'locked');
+    mkdirSync(locked);
+    chmodSync(locked, 0o500);
+    try {
+      const r = await runCli(['init', '--sqlite', join(locked, 'x.db')]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/permission/);
+      expect(existsSync(join(locked, 'x.db'))).toBe(false);
+    } finally {
+      chmodSync(locked, 0o700);
+    }
+  });
+
+  test('SMQ_DEBUG=1 adds the stack, still without the password', async () => {
+    const r = await runCli(['queues', '--url', `postgres://${world.user}:${WRONG_PASSWORD}@${world.host}:${world.port}/${world.db}`], {
+      env: { SMQ_DEBUG: '1' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('    at ');
+    expect(r.stderr).not.toContain(WRONG_PASSWORD);
+  });
+});
