@@ -575,10 +575,8 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE sql VOLATILE
 AS $$ SELECT * FROM pgmq._smq_set_vt(queue_name, ARRAY[msg_id], clock_timestamp() + make_interval(secs => vt)) $$;
 
-CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt integer)
-RETURNS SETOF pgmq.message_record
-LANGUAGE sql VOLATILE
-AS $$ SELECT * FROM pgmq._smq_set_vt(queue_name, msg_ids, clock_timestamp() + make_interval(secs => vt)) $$;
+-- No bigint[] overload of set_vt: pgmq 1.x has only this form, and a second one would make
+-- untyped calls such as pgmq-js's `set_vt($1, $2, $3)` ambiguous.
 
 ------------------------------------------------------------------------------------------
 -- Metrics and listing

@@ -1,0 +1,60 @@
+// A pgmq client library (pgmq-js from npm), unchanged, against smq's compat schema.
+import { Pgmq } from 'pgmq-js';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { uniqueQueue } from '../helpers/backends.js';
+
+let pgmq: Pgmq;
+
+beforeAll(async () => {
+  const u = new URL(inject('pgUrl'));
+  pgmq = await Pgmq.new(
+    {
+      host: u.hostname,
+      port: Number(u.port),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      database: u.pathname.slice(1),
+      ssl: false,
+    },
+    { skipExtensionCreation: true },
+  );
+});
+afterAll(async () => {
+  await pgmq.close();
+});
+
+test('pgmq-js drives a queue through its whole life', async () => {
+  const q = uniqueQueue('lib');
+  await pgmq.queue.create(q);
+  expect((await pgmq.queue.list()).map((x) => x.name)).toContain(q);
+
+  const id = await pgmq.msg.send(q, { hello: 'world' });
+  const ids = await pgmq.msg.sendBatch(q, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+  expect(ids).toHaveLength(3);
+
+  const m = await pgmq.msg.read<{ hello: string }>(q, 30);
+  expect(m.msgId).toBe(id);
+  expect(m.message).toEqual({ hello: 'world' });
+  expect(m.readCount).toBe(1);
+
+  const batch = await pgmq.msg.readBatch<{ n: number }>(q, 30, 2);
+  expect(batch.map((x) => x.message.n)).toEqual([1, 2]);
+  expect(await pgmq.msg.delete(q, id)).toBe(true);
+  expect(await pgmq.msg.archive(q, batch[0]!.msgId)).toBe(true);
+  expect(await pgmq.msg.deleteBatch(q, [batch[1]!.msgId])).toEqual([batch[1]!.msgId]);
+
+  const vt = await pgmq.msg.setVt(q, ids[2]!, 60);
+  expect(vt?.msgId).toBe(ids[2]);
+  const metrics = await pgmq.queue.getMetrics(q);
+  expect(metrics.queueName).toBe(q);
+  expect(Number(metrics.queueLength)).toBe(1);
+  expect(Number(metrics.totalMessages)).toBe(4);
+
+  await pgmq.msg.setVt(q, ids[2]!, 0);
+  const popped = await pgmq.msg.pop<{ n: number }>(q);
+  expect(popped?.message).toEqual({ n: 3 });
+  expect((await pgmq.queue.getAllMetrics()).some((x) => x.queueName === q)).toBe(true);
+  await pgmq.queue.purge(q);
+  await pgmq.queue.drop(q);
+  expect((await pgmq.queue.list()).map((x) => x.name)).not.toContain(q);
+});
