@@ -99,6 +99,9 @@ const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuf
  * (an atomic mkdir) and the others wait for it.
  */
 export function ensureBuilt(): void {
+  // Under `npm test` the build has just run; rebuilding while other test files spawn the
+  // binary would let them import a half-written dist/.
+  if (process.env['npm_lifecycle_event'] === 'test' && existsSync(join(REPO, 'dist', 'cli.js'))) return;
   if (!isStale()) return;
   const lock = join(tmpdir(), `smq-build-${createHash('sha1').update(REPO).digest('hex').slice(0, 12)}.lock`);
   const deadline = Date.now() + 120_000;

@@ -136,7 +136,7 @@ describe('rates across refreshes', () => {
     h = await renderTop(b, { timers: vi });
     b.addMessages('jobs', ['a', 'b', 'c', 'd']);
     await h.advance(2000);
-    expect(tableRows(h.frame())[0]).toMatch(/jobs\s+4\s+0\s+0\s+0\s+4\s+\S+\s+~2\.0\s+~0\s/);
+    expect(tableRows(h.frame())[0]).toMatch(/jobs\s+4\s+0\s+0\s+4\s+\S+\s+~2\.0\s+~0\s+0/);
   });
 
   test('a queue that appears later starts without a rate; one that goes disappears', async () => {
@@ -195,7 +195,7 @@ describe('sorting, filtering, navigation', () => {
     await h.press('/', '(');
     expect(h.frame()).toMatch(/filter \/\(\/: invalid regex: .*Unterminated group.*\(showing all\)/i);
     expect(names(h.frame())).toHaveLength(3);
-    await h.press(KEYS.backspace, 'e', 'm');
+    await h.press(KEYS.backspace, 'm');
     expect(names(h.frame())).toEqual(['emails', 'payments']);
   });
 
@@ -284,8 +284,9 @@ describe('refresh loop', () => {
     h = await renderTop(b, { timers: vi });
     b.failWith = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     await h.advance(2000);
-    expect(h.frame()).toMatch(/DATABASE UNREACHABLE since \d\d:\d\d:\d\d \(1 failed attempt, retrying; showing data from/);
-    expect(h.frame()).toContain('connect ECONNREFUSED 127.0.0.1:5432 [ECONNREFUSED]');
+    expect(h.frame()).toMatch(
+      /DATABASE UNREACHABLE: connect ECONNREFUSED 127\.0\.0\.1:5432 \[ECONNREFUSED\] · since \d\d:\d\d:\d\d · 1 failed attempt, retrying/,
+    );
     // The old rows stay visible.
     expect(names(h.frame())).toEqual(['emails', 'orders', 'payments']);
     await h.advance(1000);

@@ -66,9 +66,9 @@ export function Header(p: HeaderProps) {
       <HealthLine monitor={p.monitor} hasHealth={p.hasHealth} />
       {outage ? (
         <Text color="red" bold wrap="truncate-end">
-          {`DATABASE UNREACHABLE since ${formatClock(new Date(outage.since))} (${outage.failures} failed ${
+          {`DATABASE UNREACHABLE: ${outage.message} · since ${formatClock(new Date(outage.since))} · ${outage.failures} failed ${
             outage.failures === 1 ? 'attempt' : 'attempts'
-          }, retrying; showing data from ${last}): ${outage.message}`}
+          }, retrying · data from ${last}`}
         </Text>
       ) : (
         <Text> </Text>

@@ -123,7 +123,7 @@ export function QueueScreen(p: QueueScreenProps) {
         s.estimated,
       )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}`
     : 'queue not in the last refresh';
-  const where = `${p.paging.order} first · state ${p.paging.state} · page ${pageNumber(p.paging)}${
+  const where = `${p.paging.order} first · ${p.paging.state === 'all' ? 'all states' : `only ${p.paging.state}`} · page ${pageNumber(p.paging)}${
     current?.hasMore ? '+' : ''
   }${loading && !fresh ? ' · loading…' : ''}`;
 
@@ -131,8 +131,8 @@ export function QueueScreen(p: QueueScreenProps) {
     <Box flexDirection="column" height={p.height}>
       <Text wrap="truncate-end">
         <Text bold>{p.queue.label}</Text>
-        {`  ${counts}  `}
-        <Text dimColor>{where}</Text>
+        <Text color="cyan">{` · ${where}`}</Text>
+        {` · ${counts}`}
       </Text>
       <Text bold underline wrap="truncate-end">
         {GUTTER_BLANK + messageTitle(cols)}

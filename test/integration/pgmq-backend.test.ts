@@ -1,0 +1,180 @@
+// What only the pgmq backend does: connection errors, read-only and isolation enforced by the
+// server, estimated stats for large queues, the naive dequeue's double deliveries, health.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { openPgmqBackend, type PgmqBackend } from '../../src/backends/pgmq/backend.js';
+import { SmqError } from '../../src/errors.js';
+import { freePort } from '../helpers/pg-server.js';
+import { uniqueQueue } from '../helpers/backends.js';
+
+const url = () => inject('pgUrl');
+const password = () => decodeURIComponent(new URL(url()).password);
+
+async function failure(p: Promise<unknown>): Promise<SmqError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(SmqError);
+  return e as SmqError;
+}
+
+describe('connecting', () => {
+  test('an unreachable server fails within 5 s with a clear connection error', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const e = await failure(openPgmqBackend(`postgres://u:hunter2@127.0.0.1:${port}/db`, { connectTimeoutMs: 5000 }));
+    expect(Date.now() - started).toBeLessThan(5500);
+    expect(e.kind).toBe('connection');
+    expect(e.exitCode).toBe(1);
+    expect(e.line()).toMatch(/cannot connect to postgres:\/\/u:\*\*\*@127\.0\.0\.1/);
+    expect(e.line()).not.toContain('hunter2');
+  });
+
+  test('a wrong password is an auth error that does not show the password', async () => {
+    const u = new URL(url());
+    u.password = 'not-the-password';
+    const e = await failure(openPgmqBackend(u.toString()));
+    expect(e.kind).toBe('auth');
+    expect(e.line()).toMatch(/authentication failed/);
+    expect(e.line()).not.toContain('not-the-password');
+  });
+
+  test('a database without pgmq says to run smq init', async () => {
+    const admin = new pg.Client({ connectionString: url() });
+    await admin.connect();
+    const db = uniqueQueue('nopgmq');
+    await admin.query(`CREATE DATABASE ${db}`);
+    try {
+      const u = new URL(url());
+      u.pathname = `/${db}`;
+      const e = await failure(openPgmqBackend(u.toString()));
+      expect(e.line()).toMatch(/pgmq is not installed.*smq init/);
+      expect(e.line()).not.toContain(password());
+    } finally {
+      await admin.query(`DROP DATABASE ${db}`);
+      await admin.end();
+    }
+  });
+});
+
+describe('with a queue', () => {
+  let b: PgmqBackend;
+  const q = uniqueQueue('pgb');
+  beforeAll(async () => {
+    b = await openPgmqBackend(url());
+    await b.createQueue(q);
+  });
+  afterAll(async () => {
+    await b.dropQueue(q).catch(() => {});
+    await b.close();
+  });
+
+  test('info names PostgreSQL and the compat schema', async () => {
+    const info = await b.info();
+    expect(info.serverVersion).toMatch(/^PostgreSQL 15/);
+    expect(info.schema).toMatch(/smq compat schema|pgmq \d/);
+    expect(info.location).not.toContain(password());
+    expect(b.columns).toEqual({ headers: true, lastReadAt: true });
+  });
+
+  test('read-only is enforced by the server, not only by smq', async () => {
+    const ro = await openPgmqBackend(url(), { readOnly: true });
+    try {
+      expect((await ro.listQueues()).some((s) => s.name === q)).toBe(true);
+      const e = await failure(ro.send(q, { body: '{"n": 1}' }));
+      expect(e.kind).toBe('read-only');
+      // Even SQL that bypasses the backend's methods is refused on this connection.
+      await expect(ro.pool.query(`SELECT pgmq.send($1::text, '{}'::jsonb)`, [q])).rejects.toMatchObject({ code: '25006' });
+    } finally {
+      await ro.close();
+    }
+    expect((await b.queueStats(q)).total).toBe(0);
+  });
+
+  test('the isolation level asked for is the one in effect', async () => {
+    const s = await openPgmqBackend(url(), { isolation: 'serializable' });
+    try {
+      const r = await s.pool.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level");
+      expect(r.rows[0]?.level).toBe('serializable');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('large queues get estimated counts (marked), small ones exact', async () => {
+    const big = uniqueQueue('big');
+    await b.createQueue(big);
+    try {
+      await b.pool.query(
+        `INSERT INTO pgmq.${'q_' + big} (vt, message) SELECT now(), jsonb_build_object('i', g) FROM generate_series(1, 3000) g`,
+      );
+      await b.receive(big, { qty: 10, vtSec: 300 });
+      await b.pool.query(`ANALYZE pgmq.${'q_' + big}`);
+      const exact = (await b.listQueues({ exactThreshold: 1_000_000 })).find((s) => s.name === big)!;
+      expect(exact).toMatchObject({ total: 3000, inFlight: 10, ready: 2990, estimated: false });
+      const est = (await b.listQueues({ exactThreshold: 100 })).find((s) => s.name === big)!;
+      expect(est.estimated).toBe(true);
+      expect(est.inFlight).toBe(10); // the invisible part is always counted
+      expect(est.total).toBeGreaterThan(2000);
+      expect(est.total).toBeLessThan(4000);
+      expect(est.oldestAgeSec).not.toBeNull();
+    } finally {
+      await b.dropQueue(big);
+    }
+  });
+
+  test('listQueues makes one round trip however many queues there are', async () => {
+    const extra = [uniqueQueue('rt'), uniqueQueue('rt'), uniqueQueue('rt')];
+    for (const x of extra) await b.createQueue(x);
+    let calls = 0;
+    const original = b.pool.query.bind(b.pool);
+    (b.pool as { query: unknown }).query = (...args: unknown[]) => {
+      calls++;
+      return (original as (...a: unknown[]) => unknown)(...args);
+    };
+    try {
+      const list = await b.listQueues();
+      expect(list.length).toBeGreaterThanOrEqual(4);
+      expect(calls).toBe(1);
+    } finally {
+      (b.pool as { query: unknown }).query = original;
+      for (const x of extra) await b.dropQueue(x);
+    }
+  });
+
+  test('the naive dequeue hands one message to two receivers under READ COMMITTED', async () => {
+    const racy = uniqueQueue('racy');
+    await b.createQueue(racy);
+    const receivers = await Promise.all([1, 2, 3, 4].map(() => openPgmqBackend(url(), { poolSize: 1 })));
+    try {
+      await b.sendBatch(racy, Array.from({ length: 40 }, (_, i) => ({ body: `{"i": ${i}}` })));
+      const got = await Promise.all(receivers.map((r) => r.receive(racy, { qty: 5, vtSec: 300, dequeue: 'naive', naivePauseMs: 100 })));
+      const ids = got.flat().map((m) => m.id);
+      expect(new Set(ids).size).toBeLessThan(ids.length);
+      // The safe dequeue under the same conditions never does.
+      await b.setVisibility(racy, ids, 0);
+      const safe = await Promise.all(receivers.map((r) => r.receive(racy, { qty: 5, vtSec: 300 })));
+      const safeIds = safe.flat().map((m) => m.id);
+      expect(new Set(safeIds).size).toBe(safeIds.length);
+    } finally {
+      await Promise.all(receivers.map((r) => r.close()));
+      await b.dropQueue(racy);
+    }
+  });
+
+  test('receive returns the lease by the queue clock', async () => {
+    await b.send(q, { body: '{"n": 1}' });
+    const [m] = await b.receive(q, { qty: 1, vtSec: 30 });
+    expect(m!.lastReadAt).toBeInstanceOf(Date);
+    const lease = (m!.visibleAt.getTime() - m!.lastReadAt!.getTime()) / 1000;
+    expect(lease).toBeCloseTo(30, 0);
+    await b.delete(q, [m!.id]);
+  });
+
+  test('health names what holds back vacuum and counts dead tuples', async () => {
+    const h = await b.health();
+    expect(h.summary).toMatch(/vacuum|xmin/);
+    expect(h.summary).toMatch(/dead tuples in queue tables: \d+/);
+  });
+});
