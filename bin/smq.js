@@ -1,7 +1,15 @@
 #!/usr/bin/env node
 // smq's entry: run the command, and turn whatever it throws into one line on stderr and
 // an exit code (0 done, 1 runtime failure, 2 bad usage or input, 3 not found).
-import { escapeControl, isSmqError, main, redactSecrets, secretsFor } from '../dist/cli.js';
+let cli;
+try {
+  cli = await import('../dist/cli.js');
+} catch (err) {
+  if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('dist/cli.js')) throw err;
+  process.stderr.write("smq: the build is missing (dist/cli.js): run 'npm run build'\n");
+  process.exit(1);
+}
+const { escapeControl, isSmqError, main, redactSecrets, secretsFor } = cli;
 
 const argv = process.argv.slice(2);
 const secrets = secretsFor(argv, process.env);
@@ -25,11 +33,11 @@ try {
     say(`smq: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
     code = 2;
   } else {
-    say(`smq: ${err instanceof Error ? err.message : String(err)}`);
+    say(`smq: ${(err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ')}`);
     code = 1;
   }
   if (process.env.SMQ_DEBUG === '1' && err instanceof Error && err.stack) {
-    for (const line of err.stack.split('\n')) process.stderr.write(redactSecrets(line, secrets) + '\n');
+    for (const line of err.stack.split('\n').slice(1)) say(line);
   }
 }
 process.exitCode = code;

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { commands } from './commands/index.js';
-import { globalOptions, type GlobalArgs } from './commands/context.js';
+import { globalOptions, type ExitHolder } from './commands/context.js';
 import { usageError } from './errors.js';
 import { processIo, type Io } from './output/io.js';
 
@@ -45,15 +45,6 @@ export function buildParser(argv: readonly string[], io: Io) {
     });
   for (const command of commands) parser = parser.command(command);
   return parser;
-}
-
-/** What a handler can use to end with a code other than 0 without failing (e.g. a tester verdict). */
-export interface ExitHolder {
-  code: number;
-}
-
-export function setExitCode(argv: GlobalArgs & { smqExit?: ExitHolder }, code: number): void {
-  if (argv.smqExit) argv.smqExit.code = code;
 }
 
 /**

@@ -21,6 +21,16 @@ export interface GlobalArgs {
   readonly readOnly?: boolean | undefined;
   /** Passed by main() through yargs' parse context; absent when a handler runs elsewhere. */
   readonly smqIo?: Io | undefined;
+  readonly smqExit?: ExitHolder | undefined;
+}
+
+/** Where a handler leaves an exit code other than 0 that is not an error (e.g. a tester verdict). */
+export interface ExitHolder {
+  code: number;
+}
+
+export function setExitCode(argv: GlobalArgs, code: number): void {
+  if (argv.smqExit) argv.smqExit.code = code;
 }
 
 /** Connect timeout for every command: an unreachable server fails within this. */

@@ -10,6 +10,7 @@ import { purgeCommand } from './purge.js';
 import { queuesCommand } from './queues.js';
 import { receiveCommand } from './receive.js';
 import { sendCommand } from './send.js';
+import { topCommand } from './top.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const commands: CommandModule<GlobalArgs, any>[] = [
@@ -22,4 +23,5 @@ export const commands: CommandModule<GlobalArgs, any>[] = [
   deleteCommand,
   peekCommand,
   initCommand,
+  topCommand,
 ];

@@ -36,13 +36,15 @@ export const receiveCommand: CommandModule<GlobalArgs, ReceiveArgs> = {
       argv,
       async (backend) => {
         const messages = await backend.receive(queue, { qty, ...(vtSec === undefined ? {} : { vtSec }) });
-        if (argv.delete && messages.length > 0) await backend.delete(queue, messages.map((m) => m.id));
         printer.list(
           messages,
           messageTable({ maxTries: backend.capabilities.maxRetries }),
           messageRecord,
           `no message ready in ${JSON.stringify(queue)}`,
         );
+        // Printed first, deleted second: if the delete fails the messages come back when
+        // their visibility ends (at-least-once), instead of being gone unseen.
+        if (argv.delete && messages.length > 0) await backend.delete(queue, messages.map((m) => m.id));
       },
       { writes: 'smq receive', queues: [queue] },
     );

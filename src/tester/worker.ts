@@ -152,6 +152,19 @@ async function failed(e: unknown): Promise<boolean> {
 
 class InjectedFault extends Error {}
 
+/**
+ * better-sqlite3 answers synchronously, so a loop of awaited calls never reaches the event
+ * loop: no flush timer, no STOP, no lag samples. Give the loop a turn every YIELD_US.
+ */
+const YIELD_US = 10_000;
+let lastYieldUs = 0;
+async function yieldNow(): Promise<void> {
+  const now = monoUs();
+  if (now - lastYieldUs < YIELD_US) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  lastYieldUs = monoUs();
+}
+
 // ---- sender --------------------------------------------------------------------------
 
 async function runSender(backend: Backend): Promise<void> {
@@ -160,7 +173,9 @@ async function runSender(backend: Backend): Promise<void> {
   const intervalUs = ratePerSec > 0 ? (batch * 1e6) / ratePerSec : 0;
   const deadlineUs = durationMs === undefined ? Infinity : runStartUs + durationMs * 1000;
   let seq = 0;
-  for (let call = 0; !stopping; call++) {
+  for (let call = 0; ; call++) {
+    await yieldNow();
+    if (stopping) break;
     if (messages !== undefined && seq >= messages) break;
     const n = messages === undefined ? batch : Math.min(batch, messages - seq);
     let intendedUs: number | undefined;
@@ -222,7 +237,9 @@ async function runReceiver(backend: Backend): Promise<void> {
   const { queue, runId, batch, vtSec, dequeue, naivePauseMs, ack } = setup;
   const vtMs = vtSec * 1000;
   let emptyBackoffMs = 1;
-  while (!stopping) {
+  for (;;) {
+    await yieldNow();
+    if (stopping) break;
     const recvStart = monoUs();
     receiveSince = recvStart;
     let messages;

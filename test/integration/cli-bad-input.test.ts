@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -28,9 +29,12 @@ interface World {
   /** A queue with messages, on both stores. */
   readonly queue: string;
   readonly closedPort: number;
+  /** Accepts TCP connections and never answers (a hung server or a black-holing proxy). */
+  readonly silentPort: number;
 }
 
 let world: World;
+let silent: Server;
 let admin: pg.Client;
 let dbName: string;
 
@@ -87,6 +91,20 @@ beforeAll(async () => {
   url.pathname = `/${dbName}`;
   await installSchema(url.toString());
 
+  const sockets = new Set<Socket>();
+  silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  });
+  silent.on('close', () => sockets.forEach((s) => s.destroy()));
+  const silentPort = await new Promise<number>((resolve) => {
+    silent.listen(0, '127.0.0.1', () => {
+      const addr = silent.address();
+      resolve(typeof addr === 'object' && addr ? addr.port : 0);
+    });
+  });
+
   const dir = mkdtempSync(join(tmpdir(), 'smq-cli-bad-'));
   const sqlite = join(dir, 'seeded.db');
   const queue = `seeded_${randomBytes(3).toString('hex')}`;
@@ -101,6 +119,7 @@ beforeAll(async () => {
     dir,
     queue,
     closedPort: await freePort(),
+    silentPort,
   };
   const must = async (args: string[]) => {
     const r = await runCli(args);
@@ -120,6 +139,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  silent?.close();
   if (world) rmSync(world.dir, { recursive: true, force: true });
   if (admin) {
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
@@ -212,6 +232,14 @@ const cases: Case[] = [
     code: 1,
     says: /cannot connect/,
     withinMs: 5000,
+  },
+  {
+    // The connect timeout is 5 s; the rest is Node starting and exiting.
+    name: 'a server that accepts but never answers',
+    args: (w) => ['queues', '--url', `postgres://${w.user}:${encodeURIComponent(w.password)}@127.0.0.1:${w.silentPort}/${w.db}`],
+    code: 1,
+    says: /cannot connect.*timeout/,
+    withinMs: 8000,
   },
   {
     name: 'wrong password',

@@ -5,7 +5,7 @@ import { applyQueueStats, EMPTY_ROWS, totalsOf, distinctTenants } from '../../sr
 import { INITIAL_MONITOR, refreshFailed, refreshSucceeded, errorText } from '../../src/ui/model/monitor.js';
 import { SmqError } from '../../src/errors.js';
 
-const stats = (name: string, total: number, extra: Partial<QueueStats> & { enqueuedTotal?: number } = {}): QueueStats =>
+const stats = (name: string, total: number, extra: Partial<QueueStats> = {}): QueueStats =>
   ({
     name,
     ready: total,
@@ -23,27 +23,51 @@ describe('computeRate', () => {
     expect(computeRate(undefined, { at: 1000, total: 5, estimated: false })).toEqual(UNKNOWN_RATE);
   });
 
-  test('with an enqueue counter: in from the counter, out from counter minus depth change', () => {
+  test('with both counters: exact in and out', () => {
     const r = computeRate(
-      { at: 0, total: 100, enqueuedTotal: 1000, estimated: false },
-      { at: 2000, total: 80, enqueuedTotal: 1040, estimated: false },
+      { at: 0, total: 100, insertedTotal: 1000, removedTotal: 900, estimated: true },
+      { at: 2000, total: 80, insertedTotal: 1040, removedTotal: 960, estimated: true },
+    );
+    // Counters are exact even when the depth is estimated.
+    expect(r).toEqual({ inPerSec: 20, outPerSec: 30, approximate: false });
+  });
+
+  test('with an insert counter only: out from counter minus depth change', () => {
+    const r = computeRate(
+      { at: 0, total: 100, insertedTotal: 1000, estimated: false },
+      { at: 2000, total: 80, insertedTotal: 1040, estimated: false },
     );
     // 40 in over 2 s; depth fell by 20, so 60 left.
     expect(r).toEqual({ inPerSec: 20, outPerSec: 30, approximate: false });
   });
 
-  test('counter going backwards (queue recreated) makes the interval unknown', () => {
+  test('with a remove counter only: in from depth change plus removals', () => {
     const r = computeRate(
-      { at: 0, total: 100, enqueuedTotal: 1000, estimated: false },
-      { at: 1000, total: 3, enqueuedTotal: 3, estimated: false },
+      { at: 0, total: 10, removedTotal: 5, estimated: false },
+      { at: 1000, total: 12, removedTotal: 8, estimated: false },
     );
-    expect(r).toEqual(UNKNOWN_RATE);
+    expect(r).toEqual({ inPerSec: 5, outPerSec: 3, approximate: false });
   });
 
-  test('estimated depths can never make out negative', () => {
+  test('a counter going backwards (queue recreated, stats reset) makes the interval unknown', () => {
+    expect(
+      computeRate(
+        { at: 0, total: 100, insertedTotal: 1000, removedTotal: 900, estimated: false },
+        { at: 1000, total: 3, insertedTotal: 3, removedTotal: 0, estimated: false },
+      ),
+    ).toEqual(UNKNOWN_RATE);
+    expect(
+      computeRate(
+        { at: 0, total: 1, insertedTotal: 10, removedTotal: 9, estimated: false },
+        { at: 1000, total: 1, insertedTotal: 12, removedTotal: 2, estimated: false },
+      ),
+    ).toEqual(UNKNOWN_RATE);
+  });
+
+  test('estimated depths can never make the derived side negative', () => {
     const r = computeRate(
-      { at: 0, total: 1_000_000, enqueuedTotal: 5000, estimated: true },
-      { at: 1000, total: 1_000_500, enqueuedTotal: 5100, estimated: true },
+      { at: 0, total: 1_000_000, insertedTotal: 5000, estimated: true },
+      { at: 1000, total: 1_000_500, insertedTotal: 5100, estimated: true },
     );
     expect(r.inPerSec).toBe(100);
     expect(r.outPerSec).toBe(0);
@@ -82,11 +106,12 @@ describe('computeRate', () => {
 
 describe('rates across refreshes', () => {
   test('queues appearing and disappearing between refreshes', () => {
-    let s = applyQueueStats(EMPTY_ROWS, [stats('a', 10, { enqueuedTotal: 10 }), stats('b', 5, { enqueuedTotal: 5 })], 0);
+    const c = (ins: number, rem: number) => ({ insertedTotal: ins, removedTotal: rem });
+    let s = applyQueueStats(EMPTY_ROWS, [stats('a', 10, c(10, 0)), stats('b', 5, c(5, 0))], 0);
     expect(s.rows.map((r) => r.rate)).toEqual([UNKNOWN_RATE, UNKNOWN_RATE]);
 
     // b is dropped, c appears.
-    s = applyQueueStats(s, [stats('a', 4, { enqueuedTotal: 20 }), stats('c', 7, { enqueuedTotal: 7 })], 2000);
+    s = applyQueueStats(s, [stats('a', 4, c(20, 16)), stats('c', 7, c(7, 0))], 2000);
     expect(s.rows.map((r) => [r.name, r.rate.inPerSec, r.rate.outPerSec])).toEqual([
       ['a', 5, 8],
       ['c', null, null],
@@ -94,7 +119,7 @@ describe('rates across refreshes', () => {
     expect([...s.history.keys()].length).toBe(2);
 
     // b comes back under the same name: a fresh start, not a rate against its old life.
-    s = applyQueueStats(s, [stats('a', 4, { enqueuedTotal: 20 }), stats('b', 1, { enqueuedTotal: 1 })], 4000);
+    s = applyQueueStats(s, [stats('a', 4, c(20, 16)), stats('b', 1, c(1, 0))], 4000);
     const b = s.rows.find((r) => r.name === 'b')!;
     expect(b.rate).toEqual(UNKNOWN_RATE);
     expect(b.depth).toEqual([{ at: 4000, depth: 1 }]);

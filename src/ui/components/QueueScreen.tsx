@@ -124,7 +124,7 @@ export function QueueScreen(p: QueueScreenProps) {
       )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}`
     : 'queue not in the last refresh';
   const where = `${p.paging.order} first · ${p.paging.state === 'all' ? 'all states' : `only ${p.paging.state}`} · page ${pageNumber(p.paging)}${
-    current?.hasMore ? '+' : ''
+    current?.hasMore ? ' (more follow)' : ''
   }${loading && !fresh ? ' · loading…' : ''}`;
 
   return (

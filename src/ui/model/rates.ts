@@ -1,17 +1,20 @@
 // IN/s and OUT/s from two consecutive snapshots of one queue.
 //
-// Exact when the backend reports a monotonic enqueue counter (pgmq: the queue's msg_id
-// sequence): in = Δenqueued, out = Δenqueued − Δdepth (deleted + archived + popped).
-// Without one only the net change of the depth is known; then in/out are its positive
-// and negative parts and the rate is flagged approximate (shown with `~`).
+// Exact when the backend reports cumulative counters (pgmq: the statistics collector's
+// inserted and deleted tuples of q_<name>): in = Δinserted, out = Δremoved. With only one
+// of them, the other follows from the change of depth (in − out = Δdepth). With neither,
+// only the net change is known: in/out are its positive and negative parts, flagged
+// approximate (shown with `~`), as are rates that lean on estimated depths.
 
 export interface RateSample {
   /** Client clock, ms. */
   readonly at: number;
   /** Messages in the live queue. */
   readonly total: number;
-  /** Monotonic count of messages ever enqueued, when the backend has one. */
-  readonly enqueuedTotal?: number | undefined;
+  /** Cumulative count of messages that entered the queue, when the backend keeps one. */
+  readonly insertedTotal?: number | undefined;
+  /** Cumulative count of messages that left it (deleted, archived, popped). */
+  readonly removedTotal?: number | undefined;
   /** Counts are estimates (large queue). */
   readonly estimated: boolean;
 }
@@ -27,22 +30,32 @@ export interface Rate {
 
 export const UNKNOWN_RATE: Rate = { inPerSec: null, outPerSec: null, approximate: false };
 
+function counterDelta(prev: number | undefined, cur: number | undefined): number | undefined {
+  return prev === undefined || cur === undefined ? undefined : cur - prev;
+}
+
 export function computeRate(prev: RateSample | undefined, cur: RateSample): Rate {
   if (!prev) return UNKNOWN_RATE;
   const dtSec = (cur.at - prev.at) / 1000;
   if (!(dtSec > 0)) return UNKNOWN_RATE;
   const estimated = prev.estimated || cur.estimated;
   const dDepth = cur.total - prev.total;
+  const dIn = counterDelta(prev.insertedTotal, cur.insertedTotal);
+  const dOut = counterDelta(prev.removedTotal, cur.removedTotal);
 
-  if (prev.enqueuedTotal !== undefined && cur.enqueuedTotal !== undefined) {
-    const dIn = cur.enqueuedTotal - prev.enqueuedTotal;
-    // A counter that goes backwards was reset (queue dropped and recreated, sequence
-    // restarted): this interval's rate cannot be known.
-    if (dIn < 0) return UNKNOWN_RATE;
-    // With estimated depths, in − Δdepth can come out slightly negative; nothing leaves
-    // a queue negatively.
-    const dOut = Math.max(0, dIn - dDepth);
-    return { inPerSec: dIn / dtSec, outPerSec: dOut / dtSec, approximate: estimated };
+  // A counter that goes backwards was reset (queue dropped and recreated, statistics
+  // reset): this interval's rate cannot be known.
+  if ((dIn !== undefined && dIn < 0) || (dOut !== undefined && dOut < 0)) return UNKNOWN_RATE;
+  if (dIn !== undefined && dOut !== undefined) {
+    return { inPerSec: dIn / dtSec, outPerSec: dOut / dtSec, approximate: false };
+  }
+  // With estimated depths the derived side can come out slightly negative; nothing moves
+  // through a queue negatively.
+  if (dIn !== undefined) {
+    return { inPerSec: dIn / dtSec, outPerSec: Math.max(0, dIn - dDepth) / dtSec, approximate: estimated };
+  }
+  if (dOut !== undefined) {
+    return { inPerSec: Math.max(0, dDepth + dOut) / dtSec, outPerSec: dOut / dtSec, approximate: estimated };
   }
   return {
     inPerSec: Math.max(0, dDepth) / dtSec,

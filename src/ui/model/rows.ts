@@ -21,11 +21,7 @@ export interface QueueRow {
   readonly depth: readonly DepthSample[];
 }
 
-/** Optional monotonic enqueue counter a backend may add to QueueStats (pgmq: msg_id sequence). */
-export function enqueuedTotalOf(stats: QueueStats): number | undefined {
-  const v = (stats as { enqueuedTotal?: unknown }).enqueuedTotal;
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
+const finite = (v: number | undefined): number | undefined => (v !== undefined && Number.isFinite(v) ? v : undefined);
 
 export function rowKey(stats: QueueStats): string {
   return `${stats.tenant ?? ''}\u0000${stats.name}`;
@@ -51,7 +47,13 @@ export function applyQueueStats(prev: RowsState, queues: readonly QueueStats[], 
   const depths = new Map<string, number>();
   for (const q of queues) {
     const key = rowKey(q);
-    samples.set(key, { at, total: q.total, enqueuedTotal: enqueuedTotalOf(q), estimated: q.estimated });
+    samples.set(key, {
+      at,
+      total: q.total,
+      insertedTotal: finite(q.insertedTotal),
+      removedTotal: finite(q.removedTotal),
+      estimated: q.estimated,
+    });
     depths.set(key, q.total);
   }
   const history = recordDepths(prev.history, depths, at);

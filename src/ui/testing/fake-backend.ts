@@ -55,8 +55,9 @@ export interface FakeQueue {
   tenant?: number;
   messages: FakeMessage[];
   archived: number;
-  /** Monotonic enqueue counter reported as enqueuedTotal (like pgmq's msg_id sequence). */
+  /** Cumulative counters reported as insertedTotal / removedTotal (like pgmq's table statistics). */
   enqueued: number;
+  removed: number;
   estimated?: boolean;
 }
 
@@ -69,7 +70,7 @@ export interface FakeBackendOptions {
   readonly kind?: BackendKind;
   readonly readOnly?: boolean;
   readonly withHealth?: boolean;
-  /** Report enqueuedTotal in QueueStats (default true on pgmq). */
+  /** Report insertedTotal / removedTotal in QueueStats (default true on pgmq). */
   readonly reportCounter?: boolean;
 }
 
@@ -102,8 +103,16 @@ export class FakeBackend implements Backend {
 
   // ---- test set-up ------------------------------------------------------------------------
 
+  /** Removes messages the way a consumer would (counted as removed). */
+  consume(name: string, count: number, tenant?: number): void {
+    const q = this.mustGet(name, tenant);
+    const n = Math.min(count, q.messages.length);
+    q.messages.splice(0, n);
+    q.removed += n;
+  }
+
   addQueue(name: string, init: Partial<Omit<FakeQueue, 'name' | 'messages'>> = {}): FakeQueue {
-    const q: FakeQueue = { name, messages: [], archived: 0, enqueued: 0, ...init };
+    const q: FakeQueue = { name, messages: [], archived: 0, enqueued: 0, removed: 0, ...init };
     this.queues.set(this.keyOf(name, q.tenant), q);
     return q;
   }
@@ -176,6 +185,7 @@ export class FakeBackend implements Backend {
     const q = this.mustGet(queue);
     const n = q.messages.length;
     q.messages = [];
+    q.removed += n;
     return n;
   }
 
@@ -210,6 +220,7 @@ export class FakeBackend implements Backend {
     const q = this.mustGet(queue);
     const gone = q.messages.filter((m) => ids.includes(m.id)).map((m) => m.id);
     q.messages = q.messages.filter((m) => !ids.includes(m.id));
+    q.removed += gone.length;
     return gone;
   }
 
@@ -297,7 +308,7 @@ export class FakeBackend implements Backend {
     const count = (s: MessageState) => q.messages.filter((m) => m.state === s).length;
     const now = Date.now();
     const ages = q.messages.map((m) => (now - m.enqueuedAt.getTime()) / 1000);
-    const stats: QueueStats & { enqueuedTotal?: number } = {
+    const stats: QueueStats = {
       name: q.name,
       ...(q.tenant !== undefined ? { tenant: q.tenant } : {}),
       ready: count('ready'),
@@ -309,7 +320,7 @@ export class FakeBackend implements Backend {
       oldestAgeSec: ages.length ? Math.max(...ages) : null,
       newestAgeSec: ages.length ? Math.min(...ages) : null,
       estimated: q.estimated ?? false,
-      ...(this.reportCounter ? { enqueuedTotal: q.enqueued } : {}),
+      ...(this.reportCounter ? { insertedTotal: q.enqueued, removedTotal: q.removed } : {}),
     };
     return stats;
   }
