@@ -11,6 +11,7 @@ import { queuesCommand } from './queues.js';
 import { receiveCommand } from './receive.js';
 import { sendCommand } from './send.js';
 import { topCommand } from './top.js';
+import { testerCommand } from './tester.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const commands: CommandModule<GlobalArgs, any>[] = [
@@ -24,4 +25,5 @@ export const commands: CommandModule<GlobalArgs, any>[] = [
   peekCommand,
   initCommand,
   topCommand,
+  testerCommand,
 ];

@@ -102,6 +102,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   readonly runId: string;
   private phase: TesterPhase = 'connecting';
   private interrupted = false;
+  private interruptedAtUs = 0;
   private workers: WorkerSlot[] = [];
   private checker!: DeliveryChecker;
   private merger!: OrderedEventMerger;
@@ -135,6 +136,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   interrupt(): void {
     if (this.interrupted) return;
     this.interrupted = true;
+    this.interruptedAtUs = monoUs();
     for (const w of this.workers) if (w.role === 'sender') this.stopWorker(w);
   }
 
@@ -478,6 +480,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.stopReceivers();
     } else if (allIn && this.interrupted) {
       this.drainOutcome = 'complete';
+      this.stopReceivers();
+    } else if (this.interrupted && (now - this.interruptedAtUs) / 1000 >= timeout) {
+      // Ctrl-C: a brief drain, however busy the queue still is.
+      this.drainOutcome = 'stopped';
       this.stopReceivers();
     } else if (idleMs >= timeout) {
       this.drainOutcome = this.interrupted ? 'stopped' : 'timedOut';

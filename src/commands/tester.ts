@@ -1,0 +1,209 @@
+// smq tester: a load test with a delivery-correctness verdict. The handler converts the
+// command line into a TesterConfig and calls runTester(); the engine lives in src/tester,
+// the live view in src/ui/tester.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import type { Target } from '../backends/target.js';
+import { ExitCode, usageError } from '../errors.js';
+import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
+import {
+  ACK_MODES,
+  DEQUEUE_STRATEGIES,
+  formatReport,
+  ISOLATIONS,
+  parseDuration,
+  TesterRun,
+  validateConfig,
+  type Faults,
+  type TesterConfig,
+  type TesterReport,
+} from '../tester/index.js';
+import { plainProgressLine } from '../ui/tester/format.js';
+import { CONNECT_TIMEOUT_MS, ioOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
+
+export interface TesterArgs extends GlobalArgs {
+  readonly senders: number;
+  readonly receivers: number;
+  readonly messages?: number | undefined;
+  readonly duration?: string | undefined;
+  readonly size: number;
+  readonly batch: number;
+  readonly vt: number;
+  readonly rate: number;
+  readonly warmup: string;
+  readonly queue?: string | undefined;
+  readonly keep?: boolean | undefined;
+  readonly ack: string;
+  readonly drainTimeout: string;
+  readonly hdrLog?: string | undefined;
+  readonly maxP99?: number | undefined;
+  readonly isolation?: string | undefined;
+  readonly dequeue: string;
+  readonly naivePauseMs?: number | undefined;
+}
+
+/** Test hooks, never documented in --help: SMQ_TESTER_FAULTS (JSON) and SMQ_TESTER_RUN_ID. */
+function faultsFrom(env: NodeJS.ProcessEnv): Faults | undefined {
+  const raw = env['SMQ_TESTER_FAULTS'];
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as Faults;
+  } catch {
+    throw usageError('SMQ_TESTER_FAULTS is not valid JSON');
+  }
+}
+
+const num = (name: string, v: unknown): number => {
+  if (typeof v !== 'number' || Number.isNaN(v)) throw usageError(`--${name} must be a number, not ${JSON.stringify(v ?? null)}`);
+  return v;
+};
+
+/** The command line as a TesterConfig (without the target); usage errors name the flag. */
+export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boolean): TesterConfig {
+  if (argv.messages !== undefined && argv.duration !== undefined) {
+    throw usageError('--messages and --duration both given', 'a run is either a number of messages per sender or a time');
+  }
+  const senders = num('senders', argv.senders);
+  const hasAmount = argv.messages !== undefined || argv.duration !== undefined;
+  const env = ioOf(argv).env;
+  const isolation = argv.isolation as TesterConfig['isolation'];
+  const config: TesterConfig = {
+    target,
+    createSqlite: embedded,
+    tenant: target.kind === 'sqlite' ? tenantOf(argv, target) : undefined,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    senders,
+    receivers: num('receivers', argv.receivers),
+    // Neither given: a short default run, so `npx smq tester` shows something at once.
+    messagesPerSender: argv.messages !== undefined ? num('messages', argv.messages) : hasAmount || senders === 0 ? undefined : 1000,
+    durationMs: argv.duration !== undefined ? parseDuration('duration', argv.duration) : undefined,
+    sizeBytes: num('size', argv.size),
+    batch: num('batch', argv.batch),
+    vtSec: num('vt', argv.vt),
+    ratePerSec: num('rate', argv.rate),
+    warmupMs: parseDuration('warmup', argv.warmup),
+    queue: argv.queue,
+    keep: argv.keep === true,
+    ack: argv.ack as TesterConfig['ack'],
+    drainTimeoutMs: parseDuration('drain-timeout', argv.drainTimeout),
+    isolation,
+    dequeue: argv.dequeue as TesterConfig['dequeue'],
+    ...(argv.naivePauseMs !== undefined ? { naivePauseMs: num('naive-pause-ms', argv.naivePauseMs) } : {}),
+    hdrLogPath: argv.hdrLog,
+    maxP99Ms: argv.maxP99 === undefined ? undefined : num('max-p99', argv.maxP99),
+    runId: env['SMQ_TESTER_RUN_ID'] || undefined,
+    faults: faultsFrom(env) ?? {},
+  };
+  validateConfig(config);
+  return config;
+}
+
+/** 0 clean; 1 a violation or --max-p99 exceeded; 130 interrupted. */
+export function exitCodeOf(report: TesterReport): number {
+  if (report.interrupted) return ExitCode.interrupted;
+  if (report.verdict !== 'clean' || report.maxP99?.exceeded) return ExitCode.failure;
+  return ExitCode.ok;
+}
+
+export async function runTester(argv: TesterArgs): Promise<number> {
+  const io = ioOf(argv);
+  const json = argv.json === true || argv.output === 'json' || argv.output === 'ndjson';
+  const embedded = targetOf(argv) === undefined;
+  let tempDir: string | undefined;
+  const target = await prepareTarget(argv, {
+    writes: 'smq tester',
+    create: embedded,
+    queues: argv.queue === undefined ? [] : [argv.queue],
+    fallbackTarget: () => {
+      tempDir = mkdtempSync(join(tmpdir(), 'smq-tester-'));
+      return { kind: 'sqlite', path: join(tempDir, 'smq-tester.sqlite') };
+    },
+  });
+  try {
+    const config = testerConfigFrom(argv, target, embedded);
+    if (embedded) {
+      io.stderr.write(
+        `smq tester: no --url or --sqlite given: running on an embedded SQLite file in ${escapeControl(tempDir ?? '?')}` +
+          `${config.keep ? ' (kept)' : ' (removed afterwards)'}\n`,
+      );
+    }
+    const run = new TesterRun(config);
+
+    // Ctrl-C once: stop the senders, drain briefly, print the partial report (exit 130).
+    // Twice: leave at once.
+    let interrupts = 0;
+    const onSigint = () => {
+      interrupts += 1;
+      if (interrupts === 1) {
+        io.stderr.write('\nsmq tester: interrupted: stopping senders and draining briefly (Ctrl-C again to quit now)\n');
+        run.interrupt();
+      } else {
+        process.exit(ExitCode.interrupted);
+      }
+    };
+    process.on('SIGINT', onSigint);
+
+    const title = `smq tester · ${config.senders} senders → ${config.receivers} receivers · ${config.dequeue}`;
+    let live: { stop(): Promise<void> } | undefined;
+    const onProgress = (s: Parameters<typeof plainProgressLine>[0]) => io.stderr.write(plainProgressLine(s) + '\n');
+    if (io.stderr.isTTY && io.stderr === process.stderr) {
+      const { startLiveView } = await import('../ui/tester/render.js');
+      live = startLiveView(run, process.stderr, title);
+    } else {
+      run.on('progress', onProgress);
+    }
+    let report: TesterReport;
+    try {
+      report = await run.run();
+    } finally {
+      process.off('SIGINT', onSigint);
+      run.off('progress', onProgress);
+      await live?.stop();
+    }
+    if (json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    else io.stdout.write(escapeControlKeepNewlines(formatReport(report)));
+    if (config.keep && tempDir) io.stderr.write(`smq tester: kept ${escapeControl(target.kind === 'sqlite' ? target.path : '')}\n`);
+    return exitCodeOf(report);
+  } finally {
+    if (tempDir && argv.keep !== true) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
+  command: 'tester',
+  describe: 'load-test a queue and check every message: lost, double-dequeued, redelivered …',
+  // yargs adds the camelCase forms (drainTimeout, hdrLog, …) at run time, not in its types.
+  builder: (y) =>
+    y
+      .option('senders', { type: 'number', default: 2, requiresArg: true, describe: 'sender threads (0: drain --queue only)' })
+      .option('receivers', { type: 'number', default: 2, requiresArg: true, describe: 'receiver threads (0: send only, no loss verdict)' })
+      .option('messages', { type: 'number', requiresArg: true, describe: 'messages per sender [default: 1000 unless --duration]' })
+      .option('duration', { type: 'string', requiresArg: true, describe: 'send for this long instead, e.g. 30s' })
+      .option('size', { type: 'number', default: 256, requiresArg: true, describe: 'body size in bytes' })
+      .option('batch', { type: 'number', default: 1, requiresArg: true, describe: 'messages per send_batch and per receive' })
+      .option('vt', { type: 'number', default: 30, requiresArg: true, describe: 'visibility timeout in seconds' })
+      .option('rate', { type: 'number', default: 0, requiresArg: true, describe: 'total offered load in messages/s (0: as fast as possible)' })
+      .option('warmup', { type: 'string', default: '0s', requiresArg: true, describe: 'excluded from the statistics, e.g. 5s' })
+      .option('queue', { type: 'string', requiresArg: true, describe: 'use this queue [default: a fresh one, dropped after]' })
+      .option('keep', { type: 'boolean', describe: 'keep the fresh queue (and the embedded SQLite file)' })
+      .option('ack', { choices: ACK_MODES, default: 'delete', describe: 'how receivers acknowledge' })
+      .option('drain-timeout', { type: 'string', default: '10s', requiresArg: true, describe: 'stop draining after this long with nothing new' })
+      .option('hdr-log', { type: 'string', requiresArg: true, describe: 'write an HdrHistogram log of end-to-end latency to FILE' })
+      .option('max-p99', { type: 'number', requiresArg: true, describe: 'exit 1 when the end-to-end p99 exceeds this many ms' })
+      .option('isolation', { choices: ISOLATIONS, describe: "PostgreSQL transaction isolation [default: the server's]" })
+      .option('dequeue', {
+        choices: DEQUEUE_STRATEGIES,
+        default: 'safe',
+        describe: 'safe: atomic claim; naive: racy select-then-update, to see the checker catch it',
+      })
+      .option('naive-pause-ms', { type: 'number', requiresArg: true, describe: 'naive: pause between select and update (widens the race)' })
+      .example('$0 tester', 'a short run on an embedded SQLite file')
+      .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
+      .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')
+      .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50 --json', 'a latency gate for CI') as unknown as Argv<TesterArgs>,
+  handler: async (argv) => {
+    setExitCode(argv, await runTester(argv));
+  },
+};

@@ -1,0 +1,67 @@
+// The tester's live view on stderr: progress toward the total, rates now and their
+// sparklines, running p50/p99, errors, violations seen so far, and the drain.
+import { Box, Text } from 'ink';
+import type { ProgressSnapshot } from '../../tester/index.js';
+import { escapeControl } from '../../text/escape.js';
+import { count, drainText, latencyText, percentText, seconds, sparkline } from './format.js';
+import { useTesterProgress, type ProgressSource } from './useTesterProgress.js';
+
+const SPARK_WIDTH = 40;
+const BAR_WIDTH = 30;
+
+function progressBar(s: ProgressSnapshot): string {
+  if (s.totalToSend === undefined || s.totalToSend === 0) return '';
+  const filled = Math.min(BAR_WIDTH, Math.round((s.totals.sent / s.totalToSend) * BAR_WIDTH));
+  return '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled);
+}
+
+export function TesterProgress({ snapshot: s, title }: { snapshot: ProgressSnapshot | undefined; title: string }) {
+  if (!s) {
+    return <Text dimColor>{escapeControl(title)}: connecting…</Text>;
+  }
+  const sent = s.series.map((p) => p.sent);
+  const received = s.series.map((p) => p.received);
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text bold>{escapeControl(title)}</Text>
+        <Text dimColor>
+          {'  '}
+          {seconds(s.elapsedMs)} · {s.phase}
+          {s.interrupted ? ' (interrupted: draining briefly)' : ''}
+        </Text>
+      </Text>
+      {s.totalToSend !== undefined ? (
+        <Text>
+          {progressBar(s)} {percentText(s)} sent {count(s.totals.sent)}/{count(s.totalToSend)}
+        </Text>
+      ) : (
+        <Text>sent {count(s.totals.sent)}</Text>
+      )}
+      <Text>
+        send    {count(s.sendRate).padStart(9)}/s <Text color="cyan">{sparkline(sent, SPARK_WIDTH)}</Text>
+      </Text>
+      <Text>
+        receive {count(s.receiveRate).padStart(9)}/s <Text color="green">{sparkline(received, SPARK_WIDTH)}</Text>
+      </Text>
+      <Text>
+        received {count(s.totals.received)} · acked {count(s.totals.acknowledged)} · end-to-end {latencyText(s)}
+      </Text>
+      {s.totals.errors > 0 || s.totals.sendFailed > 0 ? (
+        <Text color="yellow">
+          errors {count(s.totals.errors)}
+          {s.totals.sendFailed > 0 ? ` · failed sends ${count(s.totals.sendFailed)}` : ''}
+          {s.lastError ? ` · last: ${escapeControl(s.lastError)}` : ''}
+        </Text>
+      ) : null}
+      {s.violationsSoFar > 0 ? <Text color="red">violations so far: {count(s.violationsSoFar)}</Text> : null}
+      {s.drain ? <Text color="magenta">{drainText(s)}</Text> : null}
+    </Box>
+  );
+}
+
+/** Connected view: re-renders on every progress event of the run. */
+export function TesterLiveView({ source, title }: { source: ProgressSource; title: string }) {
+  const snapshot = useTesterProgress(source);
+  return <TesterProgress snapshot={snapshot} title={title} />;
+}

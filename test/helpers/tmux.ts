@@ -1,0 +1,147 @@
+// A real pseudo-terminal for end-to-end tests of smq top: a tmux server on its own socket
+// runs the command in a detached session of a fixed size; tests send keys and poll the
+// screen (capture-pane) until what they expect shows up or a deadline passes. No sleeps
+// of a fixed length: every wait is for something on screen.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export function tmuxAvailable(): boolean {
+  return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
+}
+
+export interface TmuxStartOptions {
+  /** argv of the program; run directly (no shell) unless `shell` is set. */
+  readonly command: readonly string[];
+  readonly cwd?: string;
+  /** The program's whole environment (CI and friends left out unless given here). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+export class TmuxSession {
+  readonly socket: string;
+  private readonly dir: string;
+  private readonly target = 'smq:0.0';
+
+  private constructor(socket: string, dir: string) {
+    this.socket = socket;
+    this.dir = dir;
+  }
+
+  /** Starts a tmux server on a socket of its own (-L smq-test-<random>) running `command`. */
+  static start(options: TmuxStartOptions): TmuxSession {
+    const socket = `smq-test-${randomBytes(6).toString('hex')}`;
+    const dir = mkdtempSync(join(tmpdir(), 'smq-tmux-'));
+    const conf = join(dir, 'tmux.conf');
+    // remain-on-exit: the pane stays after the program ends, so a test can read its exit
+    // status and the screen it left behind.
+    writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n');
+    const session = new TmuxSession(socket, dir);
+    const env = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: process.env['HOME'] ?? dir,
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      ...options.env,
+    };
+    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    session.tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'smq',
+      '-x',
+      String(options.width ?? 120),
+      '-y',
+      String(options.height ?? 40),
+      ...(options.cwd ? ['-c', options.cwd] : []),
+      '--',
+      'env',
+      '-i',
+      ...envArgs,
+      ...options.command,
+    );
+    return session;
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-u', '-L', this.socket, '-f', join(this.dir, 'tmux.conf'), ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, LANG: 'C.UTF-8' },
+    });
+  }
+
+  /** The visible screen as text. */
+  capture(): string {
+    return this.tmux('capture-pane', '-p', '-t', this.target);
+  }
+
+  /** tmux key names (Enter, Escape, Up, PageDown, C-c) or single characters. */
+  keys(...keys: string[]): void {
+    this.tmux('send-keys', '-t', this.target, ...keys);
+  }
+
+  /** Literal text, typed as is. */
+  type(text: string): void {
+    this.tmux('send-keys', '-t', this.target, '-l', text);
+  }
+
+  resize(width: number, height: number): void {
+    this.tmux('resize-window', '-t', 'smq', '-x', String(width), '-y', String(height));
+  }
+
+  /** Exit status once the program has ended; undefined while it runs. */
+  exitStatus(): number | undefined {
+    const out = this.tmux('display-message', '-p', '-t', this.target, '#{pane_dead} #{pane_dead_status}').trim();
+    const [dead, status] = out.split(' ');
+    return dead === '1' ? Number(status) : undefined;
+  }
+
+  pid(): number {
+    return Number(this.tmux('display-message', '-p', '-t', this.target, '#{pane_pid}').trim());
+  }
+
+  /**
+   * Polls the screen until `expected` is on it (a string, a regex, or a predicate), and
+   * returns that screen; fails with the last screen after `timeoutMs`.
+   */
+  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
+    const test =
+      typeof expected === 'string'
+        ? (s: string) => s.includes(expected)
+        : expected instanceof RegExp
+          ? (s: string) => expected.test(s)
+          : expected;
+    const deadline = Date.now() + timeoutMs;
+    let screen = '';
+    for (;;) {
+      screen = this.capture();
+      if (test(screen)) return screen;
+      if (Date.now() > deadline) {
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(expected)}; the screen was:\n${screen}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Waits until the program has ended and returns its exit status. */
+  async waitForExit(timeoutMs = 15_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = this.exitStatus();
+      if (status !== undefined) return status;
+      if (Date.now() > deadline) throw new Error(`the program did not end within ${timeoutMs} ms:\n${this.capture()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Kills the tmux server of this socket (and with it the program) and removes its files. */
+  kill(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server'], { encoding: 'utf8' });
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
