@@ -22,7 +22,7 @@ export interface OpenFileOptions {
   readonly create?: boolean | undefined;
 }
 
-const initHint = (path: string) => `run 'smq init --sqlite ${path}' to create a SmoothMQ file, or pass --create`;
+const initHint = (path: string) => `run 'smq init --sqlite ${path}' to create a SmoothMQ file`;
 
 function connectionError(message: string, hint?: string, cause?: unknown): SmqError {
   return new SmqError('connection', message, { hint, cause });

@@ -1,5 +1,6 @@
 // A yes/no question: y confirms; n, Esc or anything else says no.
-import { Text, useInput } from 'ink';
+import { Text } from 'ink';
+import { useKeys } from '../hooks/useKeys.js';
 
 export interface ConfirmProps {
   /** Already escaped. */
@@ -8,7 +9,7 @@ export interface ConfirmProps {
 }
 
 export function Confirm({ question, onAnswer }: ConfirmProps) {
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (input === 'y' || input === 'Y') onAnswer(true);
     else if (input !== '' || key.escape || key.return) onAnswer(false);
   });

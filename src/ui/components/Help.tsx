@@ -1,5 +1,6 @@
 // The `?` screen: every key of the current screen, from the same table the keys use.
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
+import { useKeys } from '../hooks/useKeys.js';
 import { helpFor, type Screen } from '../model/keys.js';
 
 export interface HelpProps {
@@ -12,7 +13,7 @@ export interface HelpProps {
 }
 
 export function Help(p: HelpProps) {
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.escape || key.return || input === '?' || input === 'q' || input === ' ') p.onClose();
   });
   const entries = helpFor(p.screen, p);

@@ -1,7 +1,8 @@
 // A one-line text input: printable characters, Backspace, Ctrl-U to clear, Enter submits,
 // Esc cancels. Small on purpose; pastes arrive as one chunk and newlines become spaces.
 import { useState } from 'react';
-import { Text, useInput } from 'ink';
+import { Text } from 'ink';
+import { useKeys } from '../hooks/useKeys.js';
 import { escapeControl } from '../../text/escape.js';
 
 export interface LineInputProps {
@@ -20,7 +21,7 @@ export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCan
     setValue(v);
     onChange?.(v);
   };
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.return) return onSubmit(value);
     if (key.escape) return onCancel();
     if (key.backspace || key.delete) return update(Array.from(value).slice(0, -1).join(''));

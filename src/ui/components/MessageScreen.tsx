@@ -1,7 +1,8 @@
 // One message: facts, headers or attributes, and the whole body pretty-printed, scrollable.
 // Looked up with peek by id, which never changes the message.
 import { useEffect, useRef, useState } from 'react';
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
+import { useKeys } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message, MessageId } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { detailLines } from '../model/messages.js';
@@ -39,7 +40,7 @@ export function MessageScreen(p: MessageScreenProps) {
     reload();
   }, [p.reloadToken]);
 
-  useInput(
+  useKeys(
     (input, key) => {
       const cmd = commandFor('message', input, key);
       if (!cmd) return;
@@ -64,7 +65,7 @@ export function MessageScreen(p: MessageScreenProps) {
           p.onCommand(cmd, message ?? undefined);
       }
     },
-    { isActive: p.active },
+    p.active,
   );
 
   const offset = clampScroll(scroll, lines.length, bodyHeight);

@@ -1,7 +1,8 @@
 // The queue view: one page of the selected queue's messages, read with peek (which never
 // changes them), newest or oldest first, filtered by state, paged by keyset.
 import { useEffect, useRef } from 'react';
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
+import { useKeys } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
@@ -69,7 +70,7 @@ export function QueueScreen(p: QueueScreenProps) {
   const selectedMessage = selected >= 0 ? messages[selected] : undefined;
   const fresh = pageOf === p.paging;
 
-  useInput(
+  useKeys(
     (input, key) => {
       const cmd = commandFor('queue', input, key);
       if (!cmd) return;
@@ -108,7 +109,7 @@ export function QueueScreen(p: QueueScreenProps) {
           p.onCommand(cmd, selectedMessage);
       }
     },
-    { isActive: p.active },
+    p.active,
   );
 
   const idWidth = Math.max(2, ...messages.map((m) => m.id.toString().length));

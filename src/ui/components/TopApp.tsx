@@ -2,7 +2,8 @@
 // guard every action. State and screen changes live here; data comes from the hooks,
 // calculations from ../model.
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { Box, Text, useApp, useInput } from 'ink';
+import { Box, Text, useApp } from 'ink';
+import { useKeys } from '../hooks/useKeys.js';
 import type { Backend, Message, MessageId } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
 import { availableColumns, layoutColumns } from '../model/columns.js';
@@ -258,12 +259,12 @@ export function TopApp(props: TopAppProps) {
   };
 
   // Ctrl-C quits from anywhere, prompts included.
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.ctrl && input === 'c') quit();
   });
 
   // The list's own keys.
-  useInput(
+  useKeys(
     (input, key) => {
       const cmd = commandFor('list', input, key);
       if (!cmd) return;
@@ -303,7 +304,7 @@ export function TopApp(props: TopAppProps) {
           handleCommon(cmd, queue, undefined);
       }
     },
-    { isActive: screen === 'list' && modal === undefined },
+    screen === 'list' && modal === undefined,
   );
 
   // ---- prompts ----------------------------------------------------------------------------
