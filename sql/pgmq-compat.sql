@@ -575,8 +575,13 @@ RETURNS SETOF pgmq.message_record
 LANGUAGE sql VOLATILE
 AS $$ SELECT * FROM pgmq._smq_set_vt(queue_name, ARRAY[msg_id], clock_timestamp() + make_interval(secs => vt)) $$;
 
--- No bigint[] overload of set_vt: pgmq 1.x has only this form, and a second one would make
--- untyped calls such as pgmq-js's `set_vt($1, $2, $3)` ambiguous.
+-- The batch form, as in pgmq 1.10. With both forms an untyped msg id (pgmq-js's
+-- `set_vt($1, $2, $3)`) is ambiguous, here as on the pgmq extension: give it a type
+-- ($2::bigint). Returns the messages changed, by msg_id; ids not in the queue are skipped.
+CREATE OR REPLACE FUNCTION pgmq.set_vt(queue_name text, msg_ids bigint[], vt integer)
+RETURNS SETOF pgmq.message_record
+LANGUAGE sql VOLATILE
+AS $$ SELECT * FROM pgmq._smq_set_vt(queue_name, msg_ids, clock_timestamp() + make_interval(secs => vt)) $$;
 
 ------------------------------------------------------------------------------------------
 -- Metrics and listing

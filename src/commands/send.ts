@@ -1,4 +1,5 @@
 // smq send <queue> [body]: one message from the argument, or one per line of stdin.
+import { isUtf8 } from 'node:buffer';
 import type { CommandModule } from 'yargs';
 import type { MessageId, SendInput } from '../backends/types.js';
 import { invalidInput, usageError } from '../errors.js';
@@ -16,27 +17,86 @@ interface SendArgs extends GlobalArgs {
 /** Messages per sendBatch call when reading stdin: one round trip each, bounded size. */
 const BATCH_SIZE = 500;
 
-/** Every non-blank line of the stream (CRLF tolerated). */
-export async function readLines(stream: InStream): Promise<string[]> {
-  stream.setEncoding('utf8');
-  let text = '';
-  for await (const chunk of stream) text += String(chunk);
-  return text
-    .split('\n')
-    .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
-    .filter((l) => l.trim() !== '');
+/** One line of stdin that carries a message, with its line number (1-based, blank lines counted). */
+export interface InputLine {
+  readonly line: number;
+  readonly text: string;
 }
 
-function checkJson(bodies: readonly string[], fromStdin: boolean): void {
-  bodies.forEach((body, i) => {
+/**
+ * Where the first byte that is not valid UTF-8 sits in buf (-1 when all of it is valid):
+ * overlong forms, surrogates and code points above U+10FFFF count as invalid, as in
+ * TextDecoder's fatal mode.
+ */
+export function firstInvalidUtf8(buf: Uint8Array): number {
+  let i = 0;
+  while (i < buf.length) {
+    const b = buf[i]!;
+    if (b < 0x80) {
+      i += 1;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const c = buf[i + k];
+      if (c === undefined || c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+/**
+ * Every non-blank line of the stream (CRLF tolerated), as UTF-8 text. Bytes that are not
+ * UTF-8 are refused with the line they are on (nothing is sent): decoding them would
+ * silently turn them into U+FFFD and send something else than what was given.
+ */
+export async function readLines(stream: InStream): Promise<InputLine[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array));
+  let bytes = Buffer.concat(chunks);
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3); // a UTF-8 byte order mark
+  if (!isUtf8(bytes)) {
+    const at = firstInvalidUtf8(bytes);
+    const before = bytes.subarray(0, at);
+    let line = 1;
+    for (const b of before) if (b === 0x0a) line += 1;
+    const column = at - (before.lastIndexOf(0x0a) + 1) + 1;
+    const hex = (bytes[at] ?? 0).toString(16).padStart(2, '0');
+    throw invalidInput(
+      `line ${line} of stdin is not valid UTF-8 (byte 0x${hex} at byte ${column} of the line)`,
+      'smq sends text: convert the input to UTF-8 first, e.g. with iconv -t UTF-8',
+    );
+  }
+  return bytes
+    .toString('utf8')
+    .split('\n')
+    .map((l, i) => ({ line: i + 1, text: l.endsWith('\r') ? l.slice(0, -1) : l }))
+    .filter((l) => l.text.trim() !== '');
+}
+
+function checkJson(bodies: readonly InputLine[], fromStdin: boolean): void {
+  for (const { line, text } of bodies) {
     try {
-      JSON.parse(body);
+      JSON.parse(text);
     } catch (e) {
-      const where = fromStdin ? `line ${i + 1} of stdin` : 'the message body';
+      const where = fromStdin ? `line ${line} of stdin` : 'the message body';
       const why = e instanceof Error ? e.message : String(e);
       throw invalidInput(`${where} is not valid JSON (${why})`, `pgmq stores bodies as jsonb: quote text, e.g. '"hello"'`);
     }
-  });
+  }
 }
 
 export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
@@ -64,13 +124,13 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
     const ctx = { writes: 'smq send', queues: [queue] };
 
     // Read stdin before connecting, so no connection idles while a producer is slow.
-    let bodies: string[];
+    let bodies: InputLine[];
     if (fromStdin) {
       if (io.stdin.isTTY) printer.note('reading messages from stdin, one per line; end with Ctrl-D');
       bodies = await readLines(io.stdin);
       if (bodies.length === 0) throw usageError('no message to send', 'give a body argument or pipe lines to stdin');
     } else {
-      bodies = [String(argv.body)];
+      bodies = [{ line: 1, text: String(argv.body) }];
     }
 
     await withBackend(
@@ -81,7 +141,7 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
           throw usageError('this pgmq has no headers column (pgmq < 1.5)', 'drop --header, or upgrade pgmq');
         }
         if (caps.jsonBodies) checkJson(bodies, fromStdin);
-        const inputs: SendInput[] = bodies.map((body) => ({
+        const inputs: SendInput[] = bodies.map(({ text: body }) => ({
           body,
           ...(headers ? { headers } : {}),
           ...(delaySec === undefined ? {} : { delaySec }),

@@ -148,7 +148,8 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     const title = `smq tester · ${config.senders} senders → ${config.receivers} receivers · ${config.dequeue}`;
     let live: { stop(): Promise<void> } | undefined;
     const onProgress = (s: Parameters<typeof plainProgressLine>[0]) => io.stderr.write(plainProgressLine(s) + '\n');
-    if (io.stderr.isTTY && io.stderr === process.stderr) {
+    // A terminal without a size (some CI pseudo-terminals) cannot hold the live view.
+    if (io.stderr.isTTY && io.stderr === process.stderr && (process.stderr.columns ?? 0) > 0) {
       const { startLiveView } = await import('../ui/tester/render.js');
       live = startLiveView(run, process.stderr, title);
     } else {

@@ -216,7 +216,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       } catch {
         messagesAfter = null;
       }
-      if (created && !c.keep) {
+      // Only the fresh queue of the run is dropped; a queue named with --queue is the user's.
+      if (created && c.queue === undefined && !c.keep) {
         await backend.dropQueue(queue);
         dropped = true;
       }
@@ -226,7 +227,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       return report;
     } catch (e) {
       await this.terminateAll();
-      if (created && !c.keep && !dropped) await backend.dropQueue(queue).catch(() => undefined);
+      if (created && c.queue === undefined && !c.keep && !dropped) await backend.dropQueue(queue).catch(() => undefined);
       throw e;
     } finally {
       this.closeHdrLog();

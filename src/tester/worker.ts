@@ -184,8 +184,8 @@ async function runSender(backend: Backend): Promise<void> {
       // late we send at once and measure from the due time (coordinated omission).
       intendedUs = runStartUs + call * intervalUs;
       if (intendedUs >= deadlineUs) break;
-      const waitMs = (intendedUs - monoUs()) / 1000;
-      if (waitMs >= 1) await pause(waitMs);
+      // Never early: a call that started before its due time would hide queueing delay.
+      while (!stopping && monoUs() < intendedUs) await pause(Math.max(1, (intendedUs - monoUs()) / 1000));
       if (stopping) break;
     }
     const startUs = monoUs();

@@ -56,6 +56,42 @@ describe('connecting', () => {
       await admin.end();
     }
   });
+
+  test('a pgmq installed from its SQL file (no extension row) is used, not refused', async () => {
+    const admin = new pg.Client({ connectionString: url() });
+    await admin.connect();
+    const db = uniqueQueue('sqlpgmq');
+    await admin.query(`CREATE DATABASE ${db}`);
+    try {
+      const u = new URL(url());
+      u.pathname = `/${db}`;
+      // What pgmq's plain-SQL install leaves (in part): schema pgmq, pgmq.meta, the message type.
+      const c = new pg.Client({ connectionString: u.toString() });
+      await c.connect();
+      try {
+        await c.query('CREATE SCHEMA pgmq');
+        await c.query(
+          'CREATE TABLE pgmq.meta (queue_name varchar UNIQUE NOT NULL, is_partitioned boolean NOT NULL, is_unlogged boolean NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+        );
+        await c.query(
+          'CREATE TYPE pgmq.message_record AS (msg_id bigint, read_ct integer, enqueued_at timestamptz, last_read_at timestamptz, vt timestamptz, message jsonb, headers jsonb)',
+        );
+      } finally {
+        await c.end();
+      }
+      const sqlInstall = await openPgmqBackend(u.toString());
+      try {
+        expect((await sqlInstall.info()).schema).toMatch(/^pgmq, installed from its SQL file/);
+        expect(sqlInstall.columns).toEqual({ headers: true, lastReadAt: true });
+        expect(await sqlInstall.listQueues()).toEqual([]);
+      } finally {
+        await sqlInstall.close();
+      }
+    } finally {
+      await admin.query(`DROP DATABASE ${db} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
 });
 
 describe('with a queue', () => {
@@ -70,10 +106,10 @@ describe('with a queue', () => {
     await b.close();
   });
 
-  test('info names PostgreSQL and the compat schema', async () => {
+  test('info names PostgreSQL and the pgmq schema in use', async () => {
     const info = await b.info();
     expect(info.serverVersion).toMatch(/^PostgreSQL 15/);
-    expect(info.schema).toMatch(/smq compat schema|pgmq \d/);
+    expect(info.schema).toMatch(/^(smq compat schema \(pgmq \d|pgmq \d|pgmq, installed from its SQL file)/);
     expect(info.location).not.toContain(password());
     expect(b.columns).toEqual({ headers: true, lastReadAt: true });
   });

@@ -43,7 +43,7 @@ describe('queue list', () => {
   test('header: backend, server, schema, masked connection, interval, totals, health', async () => {
     h = await renderTop(pgmq(), { timers: vi });
     const f = h.frame();
-    expect(f).toContain('smq top pgmq · PostgreSQL 15.99 · smq compat schema 1.5 · postgres://smq:***@localhost:5432/smq');
+    expect(f).toContain('smq top pgmq · postgres://smq:***@localhost:5432/smq · PostgreSQL 15.99 · smq compat schema 1.5');
     expect(f).toMatch(/every 2s · last \d\d:\d\d:\d\d · 3 queues · ready 4 · in flight 0 · delayed 0 · total 4/);
     expect(f).toContain('health: oldest transaction 0s · dead tuples 0');
     expect(f).not.toContain('READ-ONLY');
@@ -217,6 +217,16 @@ describe('sorting, filtering, navigation', () => {
     expect(selectedName(h.frame())).toBe('orders');
     await h.press('G');
     expect(selectedName(h.frame())).toBe('payments');
+  });
+
+  test('keys that arrive in one chunk are each handled, after the screen caught up', async () => {
+    h = await renderTop(pgmq(), { timers: vi });
+    await h.paste('jj');
+    expect(selectedName(h.frame())).toBe('payments');
+    await h.paste('k/^or');
+    expect(h.frame()).toContain('filter (regex): /^or');
+    expect(names(h.frame())).toEqual(['orders']);
+    expect(selectedName(h.frame())).toBe('orders');
   });
 
   test('a long list scrolls to keep the selection on screen', async () => {

@@ -262,6 +262,14 @@ describe('actions ask first', () => {
     expect(h!.frame()).toContain('no messages');
   });
 
+  test('a name typed fast with its Enter in one chunk still confirms', async () => {
+    const b = pgmq();
+    await openQueue(b);
+    await h!.paste('Porders\r');
+    await h!.settle();
+    expect(b.callsOf('purgeQueue')).toHaveLength(1);
+  });
+
   test('purge from the list works on the selected queue', async () => {
     const b = pgmq();
     h = await renderTop(b, { timers: vi });

@@ -81,10 +81,11 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
   // An idle client's error (server restart) must not kill the process; the next query reports it.
   pool.on('error', () => {});
   try {
-    const probe = await pool.query<{ version: string; ext: string | null; compat: boolean; cols: string[] | null }>(`
+    const probe = await pool.query<{ version: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null }>(`
       SELECT current_setting('server_version') AS version,
              (SELECT extversion FROM pg_extension WHERE extname = 'pgmq') AS ext,
              to_regclass('pgmq.smq_compat') IS NOT NULL AS compat,
+             to_regclass('pgmq.meta') IS NOT NULL AS meta,
              (SELECT array_agg(attname::text) FROM pg_attribute
                WHERE attrelid = to_regclass('pgmq.message_record') AND attnum > 0 AND NOT attisdropped) AS cols`);
     const row = probe.rows[0]!;
@@ -97,6 +98,9 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
       } finally {
         client.release();
       }
+    } else if (row.meta) {
+      // pgmq installed from its plain SQL file: no extension row, and no version recorded.
+      schema = 'pgmq, installed from its SQL file (version unknown)';
     } else {
       throw new SmqError('connection', `pgmq is not installed in ${location}`, {
         hint: `run 'smq init --url ...' to install it`,

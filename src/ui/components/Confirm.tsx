@@ -1,18 +1,23 @@
 // A yes/no question: y confirms; n, Esc or anything else says no.
 import { Text } from 'ink';
-import { useKeys } from '../hooks/useKeys.js';
+import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 
 export interface ConfirmProps {
   /** Already escaped. */
   readonly question: string;
   readonly onAnswer: (yes: boolean) => void;
+  readonly keys?: KeyRouter | undefined;
 }
 
-export function Confirm({ question, onAnswer }: ConfirmProps) {
-  useKeys((input, key) => {
+export function Confirm({ question, onAnswer, keys }: ConfirmProps) {
+  useKeyTarget(
+    keys,
+    (input, key) => {
     if (input === 'y' || input === 'Y') onAnswer(true);
     else if (input !== '' || key.escape || key.return) onAnswer(false);
-  });
+    },
+    { layer: LAYER_PROMPT },
+  );
   return (
     <Text>
       <Text color="yellow" bold>

@@ -47,12 +47,12 @@ export function Header(p: HeaderProps) {
         <Text bold color="cyan">
           smq top
         </Text>
-        {` ${p.kind} · ${server} · ${escapeControl(p.connection)}`}
         {p.readOnly ? (
           <Text color="yellow" bold>
-            {'  READ-ONLY'}
+            {' READ-ONLY'}
           </Text>
         ) : null}
+        {` ${p.kind} · ${escapeControl(p.connection)} · ${server}`}
       </Text>
       <Text wrap="truncate-end">
         {`${refresh} · last ${last}${slow} · ${t.queues} queues · ready ${formatCount(t.ready, est)} · in flight ${formatCount(

@@ -1,6 +1,6 @@
 // The `?` screen: every key of the current screen, from the same table the keys use.
 import { Box, Text } from 'ink';
-import { useKeys } from '../hooks/useKeys.js';
+import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import { helpFor, type Screen } from '../model/keys.js';
 
 export interface HelpProps {
@@ -10,12 +10,17 @@ export interface HelpProps {
   readonly failedState: boolean;
   readonly height: number;
   readonly onClose: () => void;
+  readonly keys?: KeyRouter | undefined;
 }
 
 export function Help(p: HelpProps) {
-  useKeys((input, key) => {
-    if (key.escape || key.return || input === '?' || input === 'q' || input === ' ') p.onClose();
-  });
+  useKeyTarget(
+    p.keys,
+    (input, key) => {
+      if (key.escape || key.return || input === '?' || input === 'q' || input === ' ') p.onClose();
+    },
+    { layer: LAYER_PROMPT },
+  );
   const entries = helpFor(p.screen, p);
   const width = Math.max(...entries.map((e) => e.keys.length));
   return (

@@ -1,8 +1,8 @@
 // A one-line text input: printable characters, Backspace, Ctrl-U to clear, Enter submits,
-// Esc cancels. Small on purpose; pastes arrive as one chunk and newlines become spaces.
+// Esc cancels. Small on purpose; a paste arrives as one chunk.
 import { useState } from 'react';
 import { Text } from 'ink';
-import { useKeys } from '../hooks/useKeys.js';
+import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import { escapeControl } from '../../text/escape.js';
 
 export interface LineInputProps {
@@ -13,15 +13,16 @@ export interface LineInputProps {
   readonly onChange?: (value: string) => void;
   readonly onSubmit: (value: string) => void;
   readonly onCancel: () => void;
+  readonly keys?: KeyRouter | undefined;
 }
 
-export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCancel }: LineInputProps) {
+export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCancel, keys }: LineInputProps) {
   const [value, setValue] = useState(initial);
   const update = (v: string) => {
     setValue(v);
     onChange?.(v);
   };
-  useKeys((input, key) => {
+  useKeyTarget(keys, (input, key) => {
     if (key.return) return onSubmit(value);
     if (key.escape) return onCancel();
     if (key.backspace || key.delete) return update(Array.from(value).slice(0, -1).join(''));
@@ -29,11 +30,16 @@ export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCan
     if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab) return;
     if (key.pageUp || key.pageDown || key.home || key.end) return;
     if (input === '') return;
-    // Newlines from a paste: spaces (the body is one line; JSON does not mind).
+    // Keys typed fast arrive together ("orders\r"): a carriage return submits what came
+    // before it. Line feeds become spaces (the body is one line; JSON does not mind).
+    const cr = input.indexOf('\r');
+    const typed = cr >= 0 ? input.slice(0, cr) : input;
     // eslint-disable-next-line no-control-regex
-    const text = input.replace(/\r\n|[\r\n]/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-    if (text !== '') update(value + text);
-  });
+    const text = typed.replace(/\n/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+    const next = value + text;
+    if (text !== '') update(next);
+    if (cr >= 0) onSubmit(next);
+  }, { layer: LAYER_PROMPT });
   return (
     <Text>
       <Text bold>{label}</Text>

@@ -2,7 +2,7 @@
 // Looked up with peek by id, which never changes the message.
 import { useEffect, useRef, useState } from 'react';
 import { Box, Text } from 'ink';
-import { useKeys } from '../hooks/useKeys.js';
+import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message, MessageId } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { detailLines } from '../model/messages.js';
@@ -20,6 +20,7 @@ export interface MessageScreenProps {
   readonly live: LiveOptions;
   readonly height: number;
   readonly active: boolean;
+  readonly keys?: KeyRouter | undefined;
   readonly reloadToken: number;
   readonly now: number;
 }
@@ -40,7 +41,8 @@ export function MessageScreen(p: MessageScreenProps) {
     reload();
   }, [p.reloadToken]);
 
-  useKeys(
+  useKeyTarget(
+    p.keys,
     (input, key) => {
       const cmd = commandFor('message', input, key);
       if (!cmd) return;
@@ -65,7 +67,7 @@ export function MessageScreen(p: MessageScreenProps) {
           p.onCommand(cmd, message ?? undefined);
       }
     },
-    p.active,
+    { active: p.active },
   );
 
   const offset = clampScroll(scroll, lines.length, bodyHeight);

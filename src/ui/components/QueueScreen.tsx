@@ -2,7 +2,7 @@
 // changes them), newest or oldest first, filtered by state, paged by keyset.
 import { useEffect, useRef } from 'react';
 import { Box, Text } from 'ink';
-import { useKeys } from '../hooks/useKeys.js';
+import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
@@ -38,6 +38,7 @@ export interface QueueScreenProps {
   readonly width: number;
   readonly height: number;
   readonly active: boolean;
+  readonly keys?: KeyRouter | undefined;
   readonly reloadToken: number;
   readonly now: number;
 }
@@ -70,7 +71,8 @@ export function QueueScreen(p: QueueScreenProps) {
   const selectedMessage = selected >= 0 ? messages[selected] : undefined;
   const fresh = pageOf === p.paging;
 
-  useKeys(
+  useKeyTarget(
+    p.keys,
     (input, key) => {
       const cmd = commandFor('queue', input, key);
       if (!cmd) return;
@@ -109,7 +111,7 @@ export function QueueScreen(p: QueueScreenProps) {
           p.onCommand(cmd, selectedMessage);
       }
     },
-    p.active,
+    { active: p.active },
   );
 
   const idWidth = Math.max(2, ...messages.map((m) => m.id.toString().length));

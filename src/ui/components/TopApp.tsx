@@ -3,7 +3,7 @@
 // calculations from ../model.
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Box, Text, useApp } from 'ink';
-import { useKeys } from '../hooks/useKeys.js';
+import { createKeyRouter, routeKey, useKeyTarget, useKeys } from '../hooks/useKeys.js';
 import type { Backend, Message, MessageId } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
 import { availableColumns, layoutColumns } from '../model/columns.js';
@@ -258,17 +258,21 @@ export function TopApp(props: TopAppProps) {
     handleCommon(cmd, top.queue, message);
   };
 
-  // Ctrl-C quits from anywhere, prompts included.
+  // One subscription for every key: Ctrl-C quits from anywhere, prompts included; the
+  // rest goes to the prompt if one is open, else to the screen on top.
+  const keyRouter = useRef(createKeyRouter()).current;
   useKeys((input, key) => {
-    if (key.ctrl && input === 'c') quit();
+    if (key.ctrl && input === 'c') return quit();
+    routeKey(keyRouter, input, key);
   });
 
   // The list's own keys.
-  useKeys(
+  useKeyTarget(
+    keyRouter,
     (input, key) => {
       const cmd = commandFor('list', input, key);
       if (!cmd) return;
-      const queue = selectedRow ? queueRefOf(selectedRow) : undefined;
+      const queue = selectedRow ? queueRefOf(selectedRow, showTenant) : undefined;
       switch (cmd.type) {
         case 'move':
           setSelectedKey(keys[moveSelection(selectedIndex, cmd.delta, keys.length)]);
@@ -304,7 +308,7 @@ export function TopApp(props: TopAppProps) {
           handleCommon(cmd, queue, undefined);
       }
     },
-    screen === 'list' && modal === undefined,
+    { active: screen === 'list' && modal === undefined },
   );
 
   // ---- prompts ----------------------------------------------------------------------------
@@ -313,6 +317,7 @@ export function TopApp(props: TopAppProps) {
   if (modal?.kind === 'filter') {
     prompt = (
       <LineInput
+        keys={keyRouter}
         label="filter (regex): /"
         initial={filterText}
         hint="Enter keeps · Esc clears"
@@ -327,6 +332,7 @@ export function TopApp(props: TopAppProps) {
   } else if (modal?.kind === 'jump' && top.kind === 'queue') {
     prompt = (
       <LineInput
+        keys={keyRouter}
         label="jump to message id: "
         hint="Enter jumps · Esc cancels"
         onSubmit={(text) => {
@@ -342,6 +348,7 @@ export function TopApp(props: TopAppProps) {
   } else if (modal?.kind === 'confirm') {
     prompt = (
       <Confirm
+        keys={keyRouter}
         question={`${ACTION_WORDS[modal.action].ask} message ${modal.id} in ${modal.queue.label}?`}
         onAnswer={(yes) => {
           close();
@@ -354,6 +361,7 @@ export function TopApp(props: TopAppProps) {
     const q = modal.queue;
     prompt = (
       <LineInput
+        keys={keyRouter}
         label={`Purge deletes EVERY message of ${q.label}. Type the queue name to confirm: `}
         hint="Esc cancels"
         onSubmit={(typed) => {
@@ -373,6 +381,7 @@ export function TopApp(props: TopAppProps) {
     const q = modal.queue;
     prompt = (
       <LineInput
+        keys={keyRouter}
         label={`send to ${q.label}: `}
         hint={caps.jsonBodies ? 'a JSON body · Enter sends · Esc cancels' : 'Enter sends · Esc cancels'}
         onSubmit={(body) => {
@@ -400,6 +409,7 @@ export function TopApp(props: TopAppProps) {
   if (modal?.kind === 'help') {
     body = (
       <Help
+        keys={keyRouter}
         screen={screen}
         readOnly={readOnly}
         archive={caps.archive}
@@ -460,6 +470,7 @@ export function TopApp(props: TopAppProps) {
       {body}
       {modal?.kind !== 'help' && top.kind === 'queue' && screenBackend ? (
         <QueueScreen
+        keys={keyRouter}
           key={top.queue.key}
           backend={screenBackend}
           capabilities={caps}
@@ -481,6 +492,7 @@ export function TopApp(props: TopAppProps) {
       ) : null}
       {modal?.kind !== 'help' && top.kind === 'message' && screenBackend ? (
         <MessageScreen
+        keys={keyRouter}
           key={`${top.queue.key}/${top.id}`}
           backend={screenBackend}
           capabilities={caps}

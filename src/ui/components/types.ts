@@ -13,12 +13,13 @@ export interface QueueRef {
   readonly tenant: number | undefined;
 }
 
-export function queueRefOf(row: QueueRow): QueueRef {
+/** showTenant: the list has more than one tenant, so names alone are ambiguous. */
+export function queueRefOf(row: QueueRow, showTenant: boolean): QueueRef {
   const name = displayName(row.name);
   return {
     key: row.key,
     rawName: row.rawName,
-    label: row.tenant !== undefined ? `${name} (tenant ${displayName(row.tenant)})` : name,
+    label: showTenant && row.tenant !== undefined ? `${name} (tenant ${displayName(row.tenant)})` : name,
     tenant: row.backendTenant,
   };
 }

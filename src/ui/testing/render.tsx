@@ -69,6 +69,8 @@ export function renderElement(element: ReactElement, timers: TimerControl, exits
         r.stdin.write(text);
       });
       await advance(0);
+      // Several keys in one chunk reach a screen one per millisecond: let each run.
+      for (let i = 0; i < Array.from(text).length; i++) await advance(1);
     },
     advance,
     settle: () => advance(0),

@@ -1,0 +1,263 @@
+#!/usr/bin/env node
+// npm run bench: smq tester against pgbench on one throwaway PostgreSQL, the tester on
+// SQLite, and the checker's memory per message. Writes bench/results/<date>.md with the
+// environment (versions, PostgreSQL settings) beside the numbers.
+//
+// Same SQL on both sides: pgbench runs pgmq.send alone, and a send -> read -> delete cycle
+// (three statements, three round trips, like a tester sender plus receiver), at 8 clients;
+// the tester runs 8 senders (send only), then 8 senders + 8 receivers. Every figure is the
+// median of BENCH_TRIALS trials of BENCH_SECONDS each, after a warm-up trial that is thrown away.
+//
+// Environment: BENCH_SECONDS (default 10), BENCH_TRIALS (3), BENCH_CLIENTS (8),
+// BENCH_SIZE (body bytes, 256), SMQ_PG_BIN (PostgreSQL binaries).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const REPO = join(BENCH, '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const TRIALS = Number(process.env.BENCH_TRIALS ?? 3);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
+const SIZE = Number(process.env.BENCH_SIZE ?? 256);
+const WARMUP_SECONDS = Math.max(2, Math.round(SECONDS / 5));
+
+const log = (text) => process.stderr.write(`bench: ${text}\n`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const round = (n) => Math.round(n);
+
+if (!existsSync(join(REPO, 'dist', 'tester', 'index.js'))) {
+  log("dist/ is missing: run 'npm run bench' (it builds first)");
+  process.exit(1);
+}
+
+// ---- the throwaway server: the test suite's own helper, compiled on the fly --------------
+async function loadPgServer() {
+  const out = mkdtempSync(join(os.tmpdir(), 'smq-bench-build-'));
+  writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
+  execFileSync(
+    process.execPath,
+    [
+      join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022',
+      '--types', 'node', '--skipLibCheck', '--outDir', out, join(REPO, 'test', 'helpers', 'pg-server.ts'),
+    ],
+    { stdio: 'inherit' },
+  );
+  const mod = await import(join(out, 'pg-server.js'));
+  rmSync(out, { recursive: true, force: true });
+  return mod;
+}
+
+const { startPgServer, TEST_PG_PASSWORD } = await loadPgServer();
+const { initPgmq } = await import('../dist/backends/pgmq/install.js');
+const pg = (await import('pg')).default;
+
+log('starting a throwaway PostgreSQL');
+const server = await startPgServer();
+process.on('exit', () => server.stop());
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+
+const client = new pg.Client({ connectionString: server.url });
+await client.connect();
+await initPgmq(client);
+const sql = async (text, values = []) => (await client.query(text, values)).rows;
+
+// ---- environment ---------------------------------------------------------------------
+const settingNames = [
+  'server_version', 'shared_buffers', 'max_connections', 'fsync', 'synchronous_commit', 'full_page_writes',
+  'wal_level', 'work_mem', 'effective_io_concurrency', 'default_transaction_isolation', 'autovacuum',
+];
+const settings = await sql('SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1) ORDER BY name', [settingNames]);
+const pgmqVersion = (await sql("SELECT version FROM pgmq.smq_compat LIMIT 1").catch(() => [{ version: 'extension' }]))[0]?.version;
+const environment = {
+  date: new Date().toISOString(),
+  node: process.version,
+  platform: `${process.platform} ${os.release()} ${process.arch}`,
+  cpu: `${os.cpus()[0]?.model ?? '?'} × ${os.availableParallelism()}`,
+  memory: `${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+  postgres: settings.find((s) => s.name === 'server_version')?.setting,
+  pgmq: `smq compat schema ${pgmqVersion}`,
+  pgbench: execFileSync('pgbench', ['--version'], { encoding: 'utf8' }).trim(),
+  smq: JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(join(REPO, 'package.json'), 'utf8'))).version,
+};
+
+// ---- pgbench -------------------------------------------------------------------------
+const body = JSON.stringify({ r: 'pgbench', s: 0, q: 0, t: 0, p: '' });
+const padded = JSON.stringify({ r: 'pgbench', s: 0, q: 0, t: 0, p: 'x'.repeat(Math.max(0, SIZE - body.length)) });
+const scripts = mkdtempSync(join(os.tmpdir(), 'smq-bench-sql-'));
+process.on('exit', () => rmSync(scripts, { recursive: true, force: true }));
+const sendScript = join(scripts, 'send.sql');
+const cycleScript = join(scripts, 'cycle.sql');
+writeFileSync(sendScript, `SELECT pgmq.send('bench_pgbench', '${padded}'::jsonb);\n`);
+// read may find nothing (another client holds every visible row): coalesce keeps \gset
+// from failing; deleting id -1 is a no-op.
+writeFileSync(
+  cycleScript,
+  `SELECT pgmq.send('bench_pgbench', '${padded}'::jsonb);\n` +
+    `SELECT coalesce((SELECT msg_id FROM pgmq.read('bench_pgbench', 30, 1) LIMIT 1), -1) AS id \\gset\n` +
+    `SELECT pgmq.delete('bench_pgbench', :id::bigint);\n`,
+);
+
+function pgbench(script, seconds) {
+  const out = execFileSync(
+    'pgbench',
+    ['-n', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'],
+    { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
+  );
+  const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
+  if (!m) throw new Error(`cannot read pgbench output:\n${out}`);
+  return Number(m[1]);
+}
+
+async function pgbenchTrials(script) {
+  await sql("SELECT pgmq.create('bench_pgbench')");
+  pgbench(script, WARMUP_SECONDS);
+  const tps = [];
+  for (let i = 0; i < TRIALS; i++) {
+    await sql("SELECT pgmq.purge_queue('bench_pgbench')");
+    await sql('VACUUM pgmq.q_bench_pgbench');
+    tps.push(pgbench(script, SECONDS));
+  }
+  await sql("SELECT pgmq.drop_queue('bench_pgbench')");
+  return tps;
+}
+
+// ---- smq tester (the real binary) -------------------------------------------------------
+function tester(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO, 'bin', 'smq.js'), 'tester', ...args, '--json'], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DATABASE_URL: '', SMQ_URL: '' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      try {
+        const report = JSON.parse(out);
+        if (code !== 0 && code !== 1) throw new Error(`exit ${code}`);
+        resolve(report);
+      } catch (e) {
+        reject(new Error(`smq tester ${args.join(' ')} failed (${code}): ${err.trim().split('\n').pop()} ${e.message}`));
+      }
+    });
+  });
+}
+
+async function testerTrials(args, pick) {
+  await tester([...args, '--duration', `${WARMUP_SECONDS}s`]);
+  const values = [];
+  const reports = [];
+  for (let i = 0; i < TRIALS; i++) {
+    await sql('VACUUM').catch(() => undefined);
+    const r = await tester([...args, '--duration', `${SECONDS + WARMUP_SECONDS}s`, '--warmup', `${WARMUP_SECONDS}s`]);
+    reports.push(r);
+    values.push(pick(r));
+  }
+  return { values, reports };
+}
+
+const results = {};
+const sizeArgs = ['--size', String(SIZE), '--batch', '1'];
+const pgArgs = ['--url', server.url];
+
+log(`pgbench: pgmq.send, ${CLIENTS} clients, ${TRIALS} × ${SECONDS}s`);
+results.pgbenchSend = await pgbenchTrials(sendScript);
+log(`pgbench: send -> read -> delete, ${CLIENTS} clients`);
+results.pgbenchCycle = await pgbenchTrials(cycleScript);
+
+log(`smq tester: ${CLIENTS} senders, send only`);
+results.testerSend = await testerTrials([...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', '0'], (r) => r.throughput.sendPerSec);
+log(`smq tester: ${CLIENTS} senders + ${CLIENTS} receivers`);
+results.testerCycle = await testerTrials(
+  [...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', String(CLIENTS), '--drain-timeout', '5s'],
+  (r) => r.throughput.receivePerSec,
+);
+
+log('smq tester on SQLite (embedded file)');
+results.sqlite = {};
+for (const [senders, receivers, batch] of [[1, 1, 1], [CLIENTS, CLIENTS, 1], [2, 2, 10]]) {
+  const key = `${senders}x${receivers} batch ${batch}`;
+  results.sqlite[key] = await testerTrials(
+    ['--size', String(SIZE), '--batch', String(batch), '--senders', String(senders), '--receivers', String(receivers)],
+    (r) => r.throughput.receivePerSec,
+  );
+}
+
+log('checker memory at 1M and 10M messages');
+results.memory = [1_000_000, 10_000_000].map((n) =>
+  JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(BENCH, 'checker-memory.js'), String(n)], { encoding: 'utf8' })),
+);
+await client.end();
+
+// ---- the report ----------------------------------------------------------------------
+const sendRatio = median(results.testerSend.values) / median(results.pgbenchSend);
+const cycleRatio = median(results.testerCycle.values) / median(results.pgbenchCycle);
+const trialsText = (xs) => xs.map(round).join(', ');
+const verdicts = (rs) => [...new Set(rs.map((r) => r.verdict))].join('/');
+const warnings = (rs) => [...new Set(rs.flatMap((r) => r.tester.warnings))];
+const cpu = (rs) => median(rs.map((r) => r.tester.cpuPercentOfCores));
+const lat = (rs, h) => {
+  const p = (k) => median(rs.map((r) => r.latency[h][k])).toFixed(2);
+  return `p50 ${p('p50')} / p99 ${p('p99')} / max ${p('max')} ms`;
+};
+
+const lines = [];
+lines.push(`# smq tester benchmark, ${environment.date.slice(0, 10)}`, '');
+lines.push('## Environment', '');
+for (const [k, v] of Object.entries(environment)) lines.push(`- ${k}: ${v}`);
+lines.push('- PostgreSQL settings: ' + settings.map((s) => `${s.name}=${s.setting}${s.unit ? s.unit : ''}`).join(', '));
+lines.push(
+  `- method: throwaway server (test/helpers/pg-server.ts), same host as the clients; ${CLIENTS} clients; ` +
+    `${SIZE}-byte JSON bodies; warm-up ${WARMUP_SECONDS}s discarded; median of ${TRIALS} trials of ${SECONDS}s`,
+  '',
+);
+lines.push('## Tester vs pgbench on PostgreSQL', '');
+lines.push('| workload | pgbench (msg/s) | smq tester (msg/s) | ratio | tester trials | pgbench trials |');
+lines.push('|---|---:|---:|---:|---|---|');
+lines.push(
+  `| pgmq.send | ${round(median(results.pgbenchSend))} | ${round(median(results.testerSend.values))} | ${sendRatio.toFixed(2)} | ${trialsText(results.testerSend.values)} | ${trialsText(results.pgbenchSend)} |`,
+);
+lines.push(
+  `| send → read → delete | ${round(median(results.pgbenchCycle))} | ${round(median(results.testerCycle.values))} | ${cycleRatio.toFixed(2)} | ${trialsText(results.testerCycle.values)} | ${trialsText(results.pgbenchCycle)} |`,
+);
+lines.push('');
+lines.push(`- tester send-only: verdict ${verdicts(results.testerSend.reports)}, send latency ${lat(results.testerSend.reports, 'send')}, tester CPU ${cpu(results.testerSend.reports)}% of cores`);
+lines.push(
+  `- tester cycle: verdict ${verdicts(results.testerCycle.reports)}, end-to-end ${lat(results.testerCycle.reports, 'endToEnd')}, ` +
+    `tester CPU ${cpu(results.testerCycle.reports)}% of cores`,
+);
+for (const w of warnings([...results.testerSend.reports, ...results.testerCycle.reports])) lines.push(`- tester warning: ${w}`);
+lines.push('- pgbench counts one transaction (script run) per message; the cycle script is 3 statements like the tester\'s send, receive and delete calls.');
+lines.push('');
+lines.push('## Tester on SQLite (embedded file, safe dequeue)', '');
+lines.push('| senders × receivers, batch | received (msg/s) | trials | end-to-end | verdict |');
+lines.push('|---|---:|---|---|---|');
+for (const [key, r] of Object.entries(results.sqlite)) {
+  lines.push(`| ${key} | ${round(median(r.values))} | ${trialsText(r.values)} | ${lat(r.reports, 'endToEnd')} | ${verdicts(r.reports)} |`);
+}
+lines.push('');
+lines.push('## Checker memory', '');
+lines.push('| messages | typed arrays | bytes/message | arrayBuffers Δ | heap Δ | RSS Δ | events/s |');
+lines.push('|---:|---:|---:|---:|---:|---:|---:|');
+for (const m of results.memory) {
+  lines.push(
+    `| ${m.messages.toLocaleString('en-US')} | ${m.typedArrayMiB} MiB | ${m.bytesPerMessage.toFixed(2)} | ${m.arrayBuffersDeltaMiB} MiB | ${m.heapUsedDeltaMiB} MiB | ${m.rssDeltaMiB} MiB | ${m.eventsPerSec.toLocaleString('en-US')} |`,
+  );
+}
+lines.push('');
+const text = lines.join('\n');
+mkdirSync(join(BENCH, 'results'), { recursive: true });
+const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}.md`);
+writeFileSync(file, text);
+process.stdout.write(text + '\n');
+log(`written to ${file}`);

@@ -1,0 +1,98 @@
+// `smq tester` as a user runs it: the built binary, its streams and its exit codes.
+import { spawn } from 'node:child_process';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
+import { BIN, REPO, cleanEnv, ensureBuilt, runCli } from '../helpers/run-cli.js';
+
+beforeAll(() => ensureBuilt());
+
+const parse = (stdout: string) => JSON.parse(stdout) as Record<string, any>;
+
+describe('smq tester', () => {
+  test('with no connection it runs on an embedded SQLite file; --json prints one document with the documented fields', async () => {
+    const r = await runCli(['tester', '--senders', '2', '--receivers', '2', '--messages', '200', '--batch', '10', '--json'], {
+      timeoutMs: 60_000,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/embedded SQLite file in .*smq-tester-/);
+    const doc = parse(r.stdout); // the whole of stdout is one JSON document
+    expect(doc['verdict']).toBe('clean');
+    expect(Object.keys(doc['counts'])).toEqual(
+      expect.arrayContaining(['sent', 'received', 'acknowledged', 'ok', 'lost', 'doubleDequeued', 'redelivered', 'resurrected', 'unexpected', 'uncertain']),
+    );
+    expect(doc['counts']).toMatchObject({ sent: 400, received: 400, acknowledged: 400, ok: 400 });
+    expect(Object.keys(doc['throughput'])).toEqual(expect.arrayContaining(['sendPerSec', 'receivePerSec']));
+    for (const h of ['endToEnd', 'send', 'receive', 'ack']) {
+      expect(Object.keys(doc['latency'][h])).toEqual(expect.arrayContaining(['p50', 'p90', 'p99', 'p999', 'max']));
+    }
+    expect(Array.isArray(doc['series'])).toBe(true);
+    expect(doc['config']).toMatchObject({ senders: 2, receivers: 2, messagesPerSender: 200, batch: 10 });
+    expect(doc['environment']).toMatchObject({ backend: 'sqlite', embedded: true, dequeue: 'safe' });
+    // Without a terminal, progress is one plain line per second on stderr.
+    expect(r.stderr).toMatch(/^\[\d+\.\ds\] +\w+ +sent [\d,]+\/400/m);
+  });
+
+  test('the text report on stdout; a violation exits 1', async () => {
+    const r = await runCli(
+      ['tester', '--senders', '2', '--receivers', '4', '--messages', '200', '--batch', '10', '--dequeue', 'naive', '--naive-pause-ms', '20'],
+      { timeoutMs: 60_000 },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/latency \(ms\) +p50 +p90 +p99 +p99\.9 +max/);
+    expect(r.stdout).toMatch(/double-dequeue examples: sender \d+ seq \d+ \(id \d+\)/);
+    expect(r.stdout).toMatch(/verdict +VIOLATIONS/);
+  });
+
+  test('--max-p99 exceeded exits 1 with a clean verdict', async () => {
+    const r = await runCli(['tester', '--messages', '50', '--max-p99', '0.001', '--json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(1);
+    const doc = parse(r.stdout);
+    expect(doc['verdict']).toBe('clean');
+    expect(doc['maxP99']).toMatchObject({ limitMs: 0.001, exceeded: true });
+  });
+
+  test.each([
+    [['tester', '--senders', '-1']],
+    [['tester', '--messages', '10', '--duration', '5s']],
+    [['tester', '--duration', 'soon']],
+    [['tester', '--ack', 'archive']],
+    [['tester', '--senders', '0']],
+  ])('bad usage exits 2 with one line: %j', async (args) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toBe('');
+  });
+
+  test('on Postgres the report states the isolation level read back from the server', async () => {
+    const url = inject('pgUrl');
+    const r = await runCli(['tester', '--url', url, '--messages', '100', '--isolation', 'repeatable-read', '--json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    const doc = parse(r.stdout);
+    expect(doc['environment']).toMatchObject({ backend: 'pgmq', isolation: 'repeatable read' });
+    expect(r.stdout + r.stderr).not.toContain(new URL(url).password);
+  });
+
+  test('Ctrl-C stops the senders, drains briefly, prints a partial report and exits 130', async () => {
+    const child = spawn(process.execPath, [BIN, 'tester', '--duration', '60s', '--json'], { cwd: REPO, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    let interrupted = false;
+    const code = await new Promise<number | null>((resolve) => {
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+        // Interrupt once the run is under way (its first progress line with something sent).
+        if (!interrupted && /sent [1-9]/.test(stderr)) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      });
+      child.on('close', resolve);
+    });
+    expect(code).toBe(130);
+    const doc = parse(stdout);
+    expect(doc['interrupted']).toBe(true);
+    expect(doc['counts']['lost']).toBe(0);
+    expect(doc['durationMs']).toBeLessThan(30_000);
+  }, 60_000);
+});

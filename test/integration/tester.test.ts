@@ -1,0 +1,215 @@
+// smq tester end to end: real worker threads (from dist/), a real Postgres and real
+// SQLite files. Safe strategies must come out clean and reconcile with the database; the
+// naive ones, deleted messages and foreign messages must be caught; failed sends are
+// uncertain, not lost.
+import { afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Target } from '../../src/backends/target.js';
+import { ensureBuilt } from '../helpers/run-cli.js';
+import { baseConfig, loadBackends, loadTester, tempSqlite } from '../helpers/tester-dist.js';
+
+beforeAll(() => ensureBuilt());
+
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+type Store = { name: string; target: () => Target; create: boolean };
+const stores: Store[] = [
+  {
+    name: 'sqlite',
+    create: true,
+    target: () => {
+      const t = tempSqlite();
+      cleanups.push(t.cleanup);
+      return { kind: 'sqlite', path: t.path };
+    },
+  },
+  { name: 'pgmq', create: false, target: () => ({ kind: 'pgmq', url: inject('pgUrl') }) },
+];
+
+describe.each(stores)('tester on $name', (store) => {
+  test('safe dequeue: clean, and the counts reconcile with the database', async () => {
+    const { TesterRun } = await loadTester();
+    const { openBackend } = await loadBackends();
+    const target = store.target();
+    const queue = `tt_safe_${Date.now().toString(36)}`;
+    const run = new TesterRun(baseConfig(target, { createSqlite: store.create, queue, keep: true, receivers: 3 }));
+    const phases: string[] = [];
+    run.on('phase', (p) => phases.push(p));
+    const report = await run.run();
+
+    expect(report.verdict).toBe('clean');
+    expect(report.counts).toMatchObject({
+      sent: 600,
+      received: 600,
+      receivedUnique: 600,
+      acknowledged: 600,
+      ok: 600,
+      lost: 0,
+      doubleDequeued: 0,
+      redelivered: 0,
+      resurrected: 0,
+      unexpected: 0,
+      uncertain: 0,
+    });
+    expect(report.drain.complete).toBe(true);
+    expect(phases).toEqual(['sending', 'draining', 'stopping', 'done']);
+    expect(report.latency.endToEnd.count).toBe(600);
+    expect(report.latency.send.count).toBe(120); // 2 senders x 300 messages / batch 5
+    expect(report.throughput.sendPerSec).toBeGreaterThan(0);
+    expect(report.series.reduce((a, p) => a + p.sent, 0)).toBe(600);
+    if (store.name === 'pgmq') expect(report.environment['isolation']).toBe('read committed');
+
+    // The database agrees: nothing left in the queue, every sent message deleted.
+    const backend = await openBackend(target, {});
+    try {
+      const stats = await backend.queueStats(queue);
+      expect(stats.total).toBe(0);
+      expect(report.queue.messagesAfter).toBe(0);
+      expect(report.counts.acknowledged).toBe(report.counts.sent);
+    } finally {
+      await backend.dropQueue(queue);
+      await backend.close();
+    }
+  });
+
+  test('naive dequeue: double-dequeues are found', async () => {
+    const { TesterRun } = await loadTester();
+    const run = new TesterRun(
+      baseConfig(store.target(), {
+        createSqlite: store.create,
+        senders: 2,
+        receivers: 4,
+        messagesPerSender: 400,
+        batch: 10,
+        dequeue: 'naive',
+        // Widen the window between the select and the update so the race is certain.
+        naivePauseMs: 20,
+        ...(store.name === 'pgmq' ? { isolation: 'read-committed' as const } : {}),
+      }),
+    );
+    const report = await run.run();
+    expect(report.counts.doubleDequeued).toBeGreaterThan(0);
+    expect(report.examples.doubleDequeued.length).toBeGreaterThan(0);
+    expect(report.examples.doubleDequeued.length).toBeLessThanOrEqual(10);
+    expect(report.verdict).toBe('violations');
+    expect(report.counts.lost).toBe(0);
+    if (store.name === 'pgmq') expect(report.environment['isolation']).toBe('read committed');
+  });
+
+  test('messages deleted behind the tester’s back are lost', async () => {
+    const { TesterRun } = await loadTester();
+    const run = new TesterRun(
+      baseConfig(store.target(), {
+        createSqlite: store.create,
+        receivers: 1,
+        drainTimeoutMs: 1500,
+        faults: { deleteAfterSendEvery: 6 },
+      }),
+    );
+    const report = await run.run();
+    expect(report.counts.faultDeleted).toBeGreaterThan(0);
+    expect(report.counts.lost).toBeGreaterThan(0);
+    // A receiver may win the race for a few of them; none is lost that was not deleted.
+    expect(report.counts.lost).toBeLessThanOrEqual(report.counts.faultDeleted);
+    expect(report.counts.lost + report.counts.ok).toBe(600);
+    expect(report.examples.lost.length).toBeGreaterThan(0);
+    expect(report.drain.timedOut).toBe(true);
+    expect(report.verdict).toBe('violations');
+  });
+
+  test('failed sends are uncertain, not lost — whether or not they reached the queue', async () => {
+    const { TesterRun } = await loadTester();
+    const run = new TesterRun(
+      baseConfig(store.target(), {
+        createSqlite: store.create,
+        faults: { failSendBeforeEvery: 7, failSendAfterEvery: 5 },
+      }),
+    );
+    const report = await run.run();
+    expect(report.counts.sendFailed).toBeGreaterThan(0);
+    expect(report.counts.uncertain).toBe(report.counts.sendFailed);
+    expect(report.counts.lost).toBe(0);
+    expect(report.counts.unexpected).toBe(0);
+    expect(report.counts.ok).toBe(report.counts.sent);
+    expect(report.verdict).toBe('clean');
+  });
+
+  test('a foreign message carrying the run id is unexpected; other runs’ messages are only foreign', async () => {
+    const { TesterRun } = await loadTester();
+    const { openBackend } = await loadBackends();
+    const target = store.target();
+    const queue = `tt_foreign_${Date.now().toString(36)}`;
+    const runId = `run${Date.now().toString(36)}`;
+    const backend = await openBackend(target, { create: store.create });
+    cleanups.push(async () => {
+      await backend.dropQueue(queue).catch(() => undefined);
+      await backend.close();
+    });
+    await backend.createQueue(queue);
+    await backend.sendBatch(queue, [
+      { body: JSON.stringify({ r: runId, s: 0, q: 999_999, t: 0 }) }, // past --messages
+      { body: JSON.stringify({ r: runId, s: 9, q: 0, t: 0 }) }, // no such sender
+      { body: JSON.stringify({ r: runId, s: 'x', q: 'y' }) }, // unreadable
+      { body: JSON.stringify({ r: 'another-run', s: 0, q: 0, t: 0 }) },
+    ]);
+    const run = new TesterRun(baseConfig(target, { queue, runId, keep: true, messagesPerSender: 50 }));
+    const report = await run.run();
+    expect(report.counts.unexpected).toBe(3);
+    expect(report.counts.foreign).toBe(1);
+    expect(report.counts.ok).toBe(100);
+    expect(report.examples.unexpected).toHaveLength(3);
+    expect(report.verdict).toBe('violations');
+    expect((await backend.queueStats(queue)).total).toBe(0);
+  });
+});
+
+test('--senders 0 drains an existing queue; --receivers 0 only sends', async () => {
+  const { TesterRun } = await loadTester();
+  const { openBackend } = await loadBackends();
+  const t = tempSqlite();
+  cleanups.push(t.cleanup);
+  const target: Target = { kind: 'sqlite', path: t.path };
+  const queue = 'fill_then_drain';
+  const sendOnly = await new TesterRun(
+    baseConfig(target, { createSqlite: true, queue, receivers: 0, messagesPerSender: 100 }),
+  ).run();
+  expect(sendOnly.counts.sent).toBe(200);
+  expect(sendOnly.counts.lost).toBe(0);
+  expect(sendOnly.counts.notDrained).toBe(200);
+  expect(sendOnly.drain.skipped).toBe(true);
+  expect(sendOnly.queue.messagesAfter).toBe(200);
+
+  const drain = await new TesterRun(
+    baseConfig(target, { queue, senders: 0, receivers: 2, messagesPerSender: undefined, drainTimeoutMs: 500 }),
+  ).run();
+  // Another run's messages: consumed and counted as foreign, not as violations.
+  expect(drain.counts.foreign).toBe(200);
+  expect(drain.verdict).toBe('clean');
+  const backend = await openBackend(target, {});
+  expect((await backend.queueStats(queue)).total).toBe(0);
+  await backend.close();
+});
+
+test('--rate: latency from the intended send time, service time beside it, and an HdrHistogram log', async () => {
+  const { TesterRun } = await loadTester();
+  const t = tempSqlite();
+  cleanups.push(t.cleanup);
+  const hdrLog = `${t.path}.hlog`;
+  const report = await new TesterRun(
+    baseConfig({ kind: 'sqlite', path: t.path }, { createSqlite: true, batch: 1, messagesPerSender: 200, ratePerSec: 400, hdrLogPath: hdrLog }),
+  ).run();
+  expect(report.latencyFrom).toBe('intended');
+  expect(report.latency.endToEndService?.count).toBe(400);
+  expect(report.latency.sendService?.count).toBe(400);
+  // Measured from the intended time, a latency is never shorter than the service time.
+  expect(report.latency.send.p50).toBeGreaterThanOrEqual(report.latency.sendService!.p50);
+  // 400 msg/s offered for 400 messages: about one second of sending.
+  expect(report.throughput.sendPerSec).toBeGreaterThan(250);
+  expect(report.throughput.sendPerSec).toBeLessThan(500);
+  const { readFileSync } = await import('node:fs');
+  const log = readFileSync(hdrLog, 'utf8');
+  expect(log).toContain('"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"');
+  expect(log.split('\n').filter((l) => /^\d+\.\d+,1\.000,/.test(l)).length).toBeGreaterThan(0);
+});

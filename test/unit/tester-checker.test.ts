@@ -1,0 +1,215 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { CHUNK_SIZE, DeliveryChecker, hasViolations } from '../../src/tester/checker.js';
+
+const BASE = 1_700_000_000_000;
+const VT = 30_000;
+const newChecker = (capacityPerSender: number | undefined = 100, senders = 2) =>
+  new DeliveryChecker({ senders, capacityPerSender, clockBaseMs: BASE - 1000 });
+
+/** One delivery starting at t ms after BASE with a VT lease. */
+const deliver = (c: DeliveryChecker, sender: number, seq: number, t: number, id = `${sender}-${seq}`) =>
+  c.recordDelivery(sender, seq, BASE + t, BASE + t + VT, id);
+
+describe('DeliveryChecker classes', () => {
+  test('ok: sent, delivered once, deleted once', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 3, 'acked');
+    for (let q = 0; q < 3; q++) {
+      deliver(c, 0, q, q);
+      c.recordAck(0, q, true);
+    }
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({ sent: 3, received: 3, receivedUnique: 3, acknowledged: 3, ok: 3, lost: 0 });
+    expect(hasViolations(s.counts)).toBe(false);
+    expect(c.ackedDelivered).toBe(3);
+  });
+
+  test('lost: an acknowledged send that never arrived; not judged when the run could not drain', () => {
+    const c = newChecker();
+    c.recordSend(1, 5, 1, 'acked');
+    expect(c.summarize({ judgeLoss: true }).counts.lost).toBe(1);
+    expect(c.summarize({ judgeLoss: true }).examples.lost).toEqual([{ sender: 1, seq: 5 }]);
+    const unjudged = c.summarize({ judgeLoss: false }).counts;
+    expect(unjudged.lost).toBe(0);
+    expect(unjudged.notDrained).toBe(1);
+  });
+
+  test('double-dequeue: a second delivery starting inside the first lease', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 1, 'acked');
+    deliver(c, 0, 0, 0, 'a');
+    deliver(c, 0, 0, 5, 'b');
+    c.recordAck(0, 0, true);
+    c.recordAck(0, 0, false);
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts.doubleDequeued).toBe(1);
+    expect(s.counts.ackFailed).toBe(1);
+    expect(s.examples.doubleDequeued).toEqual([{ sender: 0, seq: 0, id: 'b' }]);
+    expect(hasViolations(s.counts)).toBe(true);
+  });
+
+  test('double-dequeue is found when the later delivery is reported first', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 1, 'acked');
+    deliver(c, 0, 0, 5);
+    deliver(c, 0, 0, 0);
+    expect(c.summarize({ judgeLoss: true }).counts.doubleDequeued).toBe(1);
+  });
+
+  test('redelivered: the next delivery starts when the lease has expired (boundary included)', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 2, 'acked');
+    deliver(c, 0, 0, 0);
+    deliver(c, 0, 0, VT); // starts exactly at the end of the first lease
+    // and reported out of order: the earlier lease ends no later than the later start
+    deliver(c, 0, 1, VT + 10);
+    deliver(c, 0, 1, 10);
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts.redelivered).toBe(2);
+    expect(s.counts.doubleDequeued).toBe(0);
+    expect(hasViolations(s.counts)).toBe(false);
+  });
+
+  test('resurrected: delivered after its delete succeeded', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 1, 'acked');
+    deliver(c, 0, 0, 0);
+    c.recordAck(0, 0, true);
+    deliver(c, 0, 0, 1, 'again');
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts.resurrected).toBe(1);
+    expect(s.examples.resurrected).toEqual([{ sender: 0, seq: 0, id: 'again' }]);
+  });
+
+  test('unexpected: carries the run id but was never sent (in range, out of range, unreadable)', () => {
+    const c = newChecker(10, 2);
+    deliver(c, 0, 3, 0, 'x1'); // in range, no send report
+    deliver(c, 7, 0, 0, 'x2'); // no such sender
+    deliver(c, 1, 10, 0, 'x3'); // past --messages
+    deliver(c, 1, 10, 0, 'x3'); // the same one again counts once
+    c.recordMalformed('x4');
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts.unexpected).toBe(4);
+    expect(s.examples.unexpected.map((r) => r.id).sort()).toEqual(['x1', 'x2', 'x3', 'x4']);
+  });
+
+  test('a delivery reported before its send is not unexpected', () => {
+    const c = newChecker();
+    deliver(c, 0, 0, 0);
+    c.recordAck(0, 0, true);
+    c.recordSend(0, 0, 1, 'acked');
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({ ok: 1, unexpected: 0 });
+    expect(c.ackedDelivered).toBe(1);
+  });
+
+  test('uncertain: a failed send is never lost, whether or not it arrived', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 2, 'uncertain');
+    deliver(c, 0, 1, 0);
+    c.recordAck(0, 1, true);
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({ uncertain: 2, lost: 0, unexpected: 0, sendFailed: 2 });
+    expect(hasViolations(s.counts)).toBe(false);
+  });
+
+  test('at most maxExamples examples per class', () => {
+    const c = new DeliveryChecker({ senders: 1, capacityPerSender: 50, maxExamples: 10 });
+    c.recordSend(0, 0, 50, 'acked');
+    expect(c.summarize({ judgeLoss: true }).examples.lost).toHaveLength(10);
+  });
+
+  test('open-ended runs grow per sender, but not without bound past the last report', () => {
+    const c = new DeliveryChecker({ senders: 1, clockBaseMs: BASE });
+    c.recordSend(0, 0, 10, 'acked');
+    c.recordSend(0, 3 * CHUNK_SIZE, 1, 'acked');
+    deliver(c, 0, 3 * CHUNK_SIZE, 0);
+    deliver(c, 0, 2 ** 30, 0, 'far'); // far beyond anything sent: unexpected, no allocation
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({ sent: 11, lost: 10, ok: 1, unexpected: 1 });
+    expect(c.byteLength).toBe(2 * CHUNK_SIZE * 10);
+  });
+
+  test('10 bytes per message', () => {
+    const n = 1_000_003;
+    const c = new DeliveryChecker({ senders: 1, capacityPerSender: n });
+    c.recordSend(0, 0, n, 'acked');
+    expect(c.byteLength).toBe(n * 10);
+  });
+});
+
+// A reference model with one object per message and the full list of its deliveries:
+// slow and obvious. The checker must agree with it on every history.
+type Ev = { kind: 'deliver'; seq: number; t: number } | { kind: 'ack'; seq: number; ok: boolean };
+function referenceClasses(sent: ('acked' | 'uncertain' | 'none')[], events: Ev[]) {
+  const msgs = sent.map((s) => ({ s, deliveries: [] as [number, number][], deletedAt: -1, double: false, res: false, red: false }));
+  events.forEach((e, order) => {
+    const m = msgs[e.seq]!;
+    if (e.kind === 'ack') {
+      if (e.ok && m.deletedAt < 0) m.deletedAt = order;
+      return;
+    }
+    const start = e.t;
+    if (m.deliveries.length > 0) {
+      if (m.deletedAt >= 0) m.res = true;
+      else if (m.deliveries.some(([s, end]) => start >= s && start < end) || m.deliveries.some(([s]) => s > start && s < start + VT)) m.double = true;
+      else m.red = true;
+    }
+    m.deliveries.push([start, start + VT]);
+  });
+  const counts = { ok: 0, lost: 0, doubleDequeued: 0, redelivered: 0, resurrected: 0, unexpected: 0, uncertain: 0 };
+  for (const m of msgs) {
+    const n = m.deliveries.length;
+    if (m.s === 'none' && n === 0) continue;
+    if (m.double) counts.doubleDequeued++;
+    else if (m.res) counts.resurrected++;
+    else if (m.s === 'none') counts.unexpected++;
+    else if (m.s === 'uncertain') counts.uncertain++;
+    else if (n === 0) counts.lost++;
+    else if (m.red) counts.redelivered++;
+    else counts.ok++;
+  }
+  return counts;
+}
+
+test('property: the checker agrees with a per-message reference model (deliveries in start order)', () => {
+  const N = 6;
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom('acked' as const, 'uncertain' as const, 'none' as const), { minLength: N, maxLength: N }),
+      fc.array(
+        fc.oneof(
+          fc.record({ kind: fc.constant('deliver' as const), seq: fc.integer({ min: 0, max: N - 1 }), dt: fc.integer({ min: 0, max: 2 * VT }) }),
+          fc.record({ kind: fc.constant('ack' as const), seq: fc.integer({ min: 0, max: N - 1 }), ok: fc.boolean() }),
+        ),
+        { maxLength: 30 },
+      ),
+      (sent, raw) => {
+        // Delivery start times increase with the order of events (as the merger replays them).
+        let t = 0;
+        const events: Ev[] = raw.map((e) => (e.kind === 'deliver' ? { kind: 'deliver', seq: e.seq, t: (t += e.dt) } : e));
+        const c = new DeliveryChecker({ senders: 1, capacityPerSender: N, clockBaseMs: BASE - 1000 });
+        sent.forEach((s, seq) => {
+          if (s !== 'none') c.recordSend(0, seq, 1, s);
+        });
+        for (const e of events) {
+          if (e.kind === 'deliver') deliver(c, 0, e.seq, e.t);
+          else c.recordAck(0, e.seq, e.ok);
+        }
+        const got = c.summarize({ judgeLoss: true }).counts;
+        const want = referenceClasses(sent, events);
+        expect({
+          ok: got.ok,
+          lost: got.lost,
+          doubleDequeued: got.doubleDequeued,
+          redelivered: got.redelivered,
+          resurrected: got.resurrected,
+          unexpected: got.unexpected,
+          uncertain: got.uncertain,
+        }).toEqual(want);
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
