@@ -198,8 +198,8 @@ BEGIN
          headers jsonb
        )',
       a);
-    -- Index names stay within 63 bytes for a 47-byte queue name.
-    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)', a || '_archived_idx', a);
+    -- Named as pgmq names it (archived_at_idx_<name>); within 63 bytes for a 47-byte name.
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON pgmq.%I (archived_at)', 'archived_at_idx_' || substr(a, 3), a);
   END IF;
 
   -- meta keeps the name as given. Idempotent: an existing queue (in any letter case) stays.

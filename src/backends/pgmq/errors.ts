@@ -64,8 +64,20 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
       });
     case '22P02':
     case '22032':
-      return new SmqError('invalid-input', `invalid message body: ${message}`, {
+      return new SmqError('invalid-input', `invalid message body: ${message}${err.detail ? ` (${clean(err.detail)})` : ''}`, {
         hint: 'pgmq message bodies must be JSON',
+        cause: e,
+      });
+    case '22P05':
+      // jsonb holds text: no \u0000, and nothing the database's encoding cannot store.
+      return new SmqError('invalid-input', `invalid message body: ${message}${err.detail ? ` (${clean(err.detail)})` : ''}`, {
+        hint: 'pgmq stores bodies as jsonb, which cannot hold \\u0000 or characters outside the database encoding',
+        cause: e,
+      });
+    case '22003':
+      // A value smq passed as integer (vt, qty, limit, delay) that PostgreSQL's int cannot hold.
+      return new SmqError('invalid-input', `number out of range: ${message}`, {
+        hint: 'pgmq takes whole numbers up to 2147483647 for --vt, --qty, --limit and --delay',
         cause: e,
       });
   }
