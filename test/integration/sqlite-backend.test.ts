@@ -150,7 +150,6 @@ describe('creating and opening files', () => {
     expect(err.line()).toContain(file);
     expect(err.line()).toMatch(/does not exist/);
     expect(err.line()).toMatch(/smq init --sqlite/);
-    expect(err.line()).toMatch(/--create/);
     expect(fs.existsSync(file)).toBe(false);
   });
 
