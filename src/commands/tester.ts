@@ -42,6 +42,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly isolation?: string | undefined;
   readonly dequeue: string;
   readonly naivePauseMs?: number | undefined;
+  readonly threads?: number | undefined;
 }
 
 /** Test hooks, never documented in --help: SMQ_TESTER_FAULTS (JSON) and SMQ_TESTER_RUN_ID. */
@@ -76,6 +77,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     senders,
     receivers: num('receivers', argv.receivers),
+    threads: argv.threads === undefined ? undefined : num('threads', argv.threads),
     // Neither given: a short default run, so `npx smq tester` shows something at once.
     messagesPerSender: argv.messages !== undefined ? num('messages', argv.messages) : hasAmount || senders === 0 ? undefined : 1000,
     durationMs: argv.duration !== undefined ? parseDuration('duration', argv.duration) : undefined,
@@ -198,6 +200,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         choices: DEQUEUE_STRATEGIES,
         default: 'safe',
         describe: 'safe: atomic claim; naive: racy select-then-update, to see the checker catch it',
+      })
+      .option('threads', {
+        type: 'number',
+        requiresArg: true,
+        describe: 'worker threads per role [default: one per sender and per receiver]; each sender/receiver keeps its own connection',
       })
       .option('naive-pause-ms', { type: 'number', requiresArg: true, describe: 'naive: pause between select and update (widens the race)' })
       .example('$0 tester', 'a short run on an embedded SQLite file')

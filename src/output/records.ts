@@ -74,7 +74,8 @@ export function messageTable(options: ViewOptions = {}): TableView<Message> {
     ...(options.maxTries ? [{ header: 'MAX', align: 'right' as const }] : []),
     { header: 'ENQUEUED' },
     { header: 'VISIBLE AT' },
-    { header: 'HEADERS' },
+    // Headers come from senders and can be long: cut, so the body keeps its room.
+    { header: 'HEADERS', maxWidth: 60 },
     { header: 'BODY' },
   ];
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { displayWidth, renderTable, truncate } from './table.js';
+import { PIPED_LAST_COLUMN_WIDTH, displayWidth, renderTable, truncate } from './table.js';
 import { toJsonDocument, toJsonLine } from './json.js';
 import { shortAge } from './records.js';
 
@@ -28,6 +28,16 @@ describe('renderTable', () => {
     // Both values start at display column 6, though at different string offsets.
     expect(displayWidth(out[1]!.slice(0, out[1]!.indexOf('1')))).toBe(6);
     expect(displayWidth(out[2]!.slice(0, out[2]!.indexOf('2')))).toBe(6);
+  });
+
+  test('cuts cells to their column maxWidth, and a piped last column at PIPED_LAST_COLUMN_WIDTH', () => {
+    const out = renderTable([{ header: 'H', maxWidth: 10 }, { header: 'BODY' }], [['h'.repeat(500), 'b'.repeat(1 << 20)]]);
+    const [, row] = out.split('\n');
+    expect(row).toBe(`${'h'.repeat(9)}…  ${'b'.repeat(PIPED_LAST_COLUMN_WIDTH - 1)}…`);
+    // Escapes count: a cut never leaves half an escape behind as a raw byte.
+    const escaped = renderTable([{ header: 'H', maxWidth: 4 }], [['\u001b\u001b\u001b']]);
+    expect(escaped).not.toMatch(/\u001b/);
+    expect(escaped.split('\n')[1]).toBe('\\e\\…');
   });
 
   test('truncates the last column to the width given', () => {

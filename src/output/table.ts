@@ -7,7 +7,16 @@ export type Align = 'left' | 'right';
 export interface TableColumn {
   readonly header: string;
   readonly align?: Align;
+  /** Cells wider than this (display columns, after escaping) are cut, ending with …. */
+  readonly maxWidth?: number;
 }
+
+/**
+ * Without a terminal width (output piped with --output table) the last column is still cut
+ * here: a table is for reading, and a 1 MB body would make it unreadable. --output json
+ * carries every value whole.
+ */
+export const PIPED_LAST_COLUMN_WIDTH = 1000;
 
 // Zero-width code points (combining marks, joiners, variation selectors) and the wide
 // East Asian / emoji ranges, so CJK and emoji don't push later columns out of line.
@@ -48,18 +57,24 @@ export interface RenderOptions {
 /**
  * Renders rows under a header line, columns separated by two spaces. The last column is
  * not padded (so long bodies don't leave trailing blanks) and is truncated to fit
- * maxWidth when given. Returns the text with a trailing newline.
+ * maxWidth when given (else to PIPED_LAST_COLUMN_WIDTH); other cells to their column's
+ * maxWidth. Every cell is escaped first, so each row stays one line. Returns the text with
+ * a trailing newline.
  */
 export function renderTable(columns: readonly TableColumn[], rows: readonly (readonly string[])[], options: RenderOptions = {}): string {
-  const cells = [columns.map((c) => escapeControl(c.header)), ...rows.map((r) => columns.map((_, i) => escapeControl(r[i] ?? '')))];
+  const fit = (text: string, column: TableColumn | undefined) => {
+    const escaped = escapeControl(text);
+    return column?.maxWidth === undefined ? escaped : truncate(escaped, column.maxWidth);
+  };
+  const cells = [columns.map((c) => escapeControl(c.header)), ...rows.map((r) => columns.map((c, i) => fit(r[i] ?? '', c)))];
   const widths = columns.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i] ?? ''))));
   const last = columns.length - 1;
   const lines = cells.map((row) => {
     let used = 0;
     const parts = row.map((cell, i) => {
       if (i === last) {
-        const room = options.maxWidth === undefined ? undefined : Math.max(options.maxWidth - used, 20);
-        const text = room === undefined ? cell : truncate(cell, room);
+        const room = options.maxWidth === undefined ? PIPED_LAST_COLUMN_WIDTH : Math.max(options.maxWidth - used, 20);
+        const text = truncate(cell, room);
         return columns[i]?.align === 'right' ? pad(text, widths[i] ?? 0, 'right') : text;
       }
       const padded = pad(cell, widths[i] ?? 0, columns[i]?.align ?? 'left');

@@ -17,6 +17,12 @@ export interface TesterConfig {
   readonly connectTimeoutMs?: number;
   readonly senders: number;
   readonly receivers: number;
+  /**
+   * Worker threads per role. Default: one per sender and one per receiver. Fewer threads
+   * than senders run several senders per thread, each with its own connection: cheaper
+   * when the machine has fewer cores than senders + receivers.
+   */
+  readonly threads?: number | undefined;
   /** Messages per sender; exactly one of messagesPerSender and durationMs. */
   readonly messagesPerSender?: number | undefined;
   readonly durationMs?: number | undefined;
@@ -66,6 +72,7 @@ export function validateConfig(c: TesterConfig): void {
   wholeAtLeast('receivers', c.receivers, 0);
   if (c.senders === 0 && c.receivers === 0) throw usageError('--senders and --receivers are both 0', 'give at least one of them');
   if (c.senders > 256 || c.receivers > 256) throw usageError('at most 256 senders and 256 receivers', 'each is a thread with its own connection');
+  if (c.threads !== undefined) wholeAtLeast('threads', c.threads, 1);
   if (c.senders > 0) {
     if ((c.messagesPerSender === undefined) === (c.durationMs === undefined)) {
       throw usageError('give either --messages or --duration', 'for example --messages 10000 or --duration 30s');

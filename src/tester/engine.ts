@@ -80,20 +80,25 @@ export interface TesterEvents {
   start: [{ readonly environment: TesterEnvironment; readonly queue: string; readonly runId: string; readonly config: TesterConfig }];
   progress: [ProgressSnapshot];
   phase: [TesterPhase];
-  workerError: [{ readonly role: WorkerRole; readonly index: number; readonly message: string }];
+  workerError: [{ readonly role: WorkerRole; readonly indices: readonly number[]; readonly message: string }];
   done: [TesterReport];
 }
 
 interface WorkerSlot {
   readonly role: WorkerRole;
-  readonly index: number;
-  /** Position among all workers (series) */
+  /** The senders or receivers this thread runs. */
+  readonly indices: readonly number[];
+  /** Position among all threads (series). */
   readonly slot: number;
+  /** Position among the threads of its role. */
+  readonly roleSlot: number;
   readonly worker: Worker;
   ready: boolean;
   result: Extract<FromWorker, { type: 'RESULT' }> | undefined;
   exited: boolean;
   stopSent: boolean;
+  /** When STOP went out (ms, Date.now), to end a worker whose call never returns. */
+  stopSentAt: number;
   upToSecond: number;
 }
 
@@ -117,7 +122,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private lastError: string | undefined;
   private errorCount = 0;
   private foreign = 0;
-  private malformedSeen = 0;
+  private receiverThreads = 0;
   private finishing: (() => void) | undefined;
   private readonly intervals = new Map<number, Histogram>();
   private receiverUpTo: number[] = [];
@@ -153,6 +158,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private stopWorker(w: WorkerSlot): void {
     if (w.stopSent) return;
     w.stopSent = true;
+    w.stopSentAt = Date.now();
     this.post(w, { type: 'STOP' });
   }
 
@@ -191,7 +197,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.checker = new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender });
       this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id) => this.apply(kind, sender, seq, a, b, id));
       this.series = new SeriesAggregator(this.workers.length);
-      this.receiverUpTo = new Array<number>(c.receivers).fill(0);
+      this.receiverUpTo = new Array<number>(this.receiverThreads).fill(0);
       this.emit('start', { environment, queue, runId: this.runId, config: c });
 
       cpuStart = process.cpuUsage();
@@ -237,11 +243,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
 
   // ---- workers ------------------------------------------------------------------------
 
-  private setupFor(role: WorkerRole, index: number, queue: string): WorkerSetup {
+  private setupFor(role: WorkerRole, indices: readonly number[], queue: string): WorkerSetup {
     const c = this.config;
     return {
       role,
-      index,
+      indices,
       target: c.target,
       open: {
         ...(c.tenant !== undefined ? { tenant: c.tenant } : {}),
@@ -269,10 +275,16 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   /** Starts every worker and waits until each has connected. */
   private spawn(queue: string): Promise<{ isolation: string | null }> {
     const c = this.config;
-    const roles: [WorkerRole, number][] = [
-      ...Array.from({ length: c.senders }, (_, i) => ['sender', i] as [WorkerRole, number]),
-      ...Array.from({ length: c.receivers }, (_, i) => ['receiver', i] as [WorkerRole, number]),
-    ];
+    // One thread per sender and per receiver; with --threads, that many per role, the
+    // senders (receivers) dealt out round-robin, each still with its own connection.
+    const deal = (role: WorkerRole, n: number): [WorkerRole, number[], number][] => {
+      const threads = Math.min(n, c.threads ?? n);
+      const groups = Array.from({ length: threads }, () => [] as number[]);
+      for (let i = 0; i < n; i++) groups[i % threads]!.push(i);
+      return groups.map((g, roleSlot) => [role, g, roleSlot]);
+    };
+    const roles = [...deal('sender', c.senders), ...deal('receiver', c.receivers)];
+    this.receiverThreads = roles.filter(([role]) => role === 'receiver').length;
     let isolation: string | null = null;
     return new Promise((resolve, reject) => {
       let ready = 0;
@@ -282,9 +294,22 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         failed = true;
         reject(new SmqError('connection', message));
       };
-      roles.forEach(([role, index], slot) => {
-        const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: this.setupFor(role, index, queue) });
-        const w: WorkerSlot = { role, index, slot, worker, ready: false, result: undefined, exited: false, stopSent: false, upToSecond: 0 };
+      roles.forEach(([role, indices, roleSlot], slot) => {
+        const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: this.setupFor(role, indices, queue) });
+        const name = `${role} ${indices.join(',')}`;
+        const w: WorkerSlot = {
+          role,
+          indices,
+          slot,
+          roleSlot,
+          worker,
+          ready: false,
+          result: undefined,
+          exited: false,
+          stopSent: false,
+          stopSentAt: 0,
+          upToSecond: 0,
+        };
         this.workers.push(w);
         worker.on('message', (m: FromWorker) => {
           if (m.type === 'READY' && !w.ready) {
@@ -299,13 +324,13 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           }
         });
         worker.on('error', (e) => {
-          if (!w.ready) fail(`${role} ${index}: ${e.message}`);
-          else this.onFatal(`${role} ${index} crashed: ${e.message}`);
+          if (!w.ready) fail(`${name}: ${e.message}`);
+          else this.onFatal(`${name} crashed: ${e.message}`);
         });
         worker.on('exit', () => {
           w.exited = true;
-          if (!w.ready) fail(`${role} ${index} exited before connecting`);
-          else if (!w.result) this.onFatal(`${role} ${index} exited without a result`);
+          if (!w.ready) fail(`${name} exited before connecting`);
+          else if (!w.result) this.onFatal(`${name} exited without a result`);
           this.finishing?.();
         });
       });
@@ -327,8 +352,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         w.result = m;
         this.series.finish(w.slot);
         if (w.role === 'receiver') {
-          this.merger.finish(w.index);
-          this.receiverUpTo[w.index] = Infinity;
+          for (const i of w.indices) this.merger.finish(i);
+          this.receiverUpTo[w.roleSlot] = Infinity;
         }
         this.foreign += m.totals.foreign;
         this.finishing?.();
@@ -336,8 +361,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       case 'ERROR':
         this.errorCount += 1;
         this.lastError = m.message;
-        this.emit('workerError', { role: w.role, index: w.index, message: m.message });
-        if (m.fatal) this.onFatal(`${w.role} ${w.index}: ${m.message}`);
+        this.emit('workerError', { role: w.role, indices: w.indices, message: m.message });
+        if (m.fatal) this.onFatal(`${w.role} ${w.indices.join(',')}: ${m.message}`);
         break;
       case 'READY':
         break;
@@ -347,18 +372,16 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private onProgress(w: WorkerSlot, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
     for (const p of m.seconds) addCounts(this.liveTotals, p);
     this.series.add(w.slot, m.seconds, m.upToSecond);
-    if (m.sends) {
-      const s = m.sends;
+    for (const { sender, ranges: s } of m.sends) {
       for (let i = 0; i + 2 < s.length; i += 3) {
-        this.checker.recordSend(w.index, s[i]!, s[i + 1]!, s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain');
+        this.checker.recordSend(sender, s[i]!, s[i + 1]!, s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain');
       }
     }
     if (w.role === 'receiver') {
-      for (const id of m.malformed) {
-        this.checker.recordMalformed(id);
-        this.malformedSeen += 1;
+      for (const r of m.receivers) {
+        for (const id of r.malformed) this.checker.recordMalformed(id);
+        this.merger.push(r.receiver, r);
       }
-      this.merger.push(w.index, { events: m.events ?? new Float64Array(0), ids: m.ids ?? new BigInt64Array(0), watermarkUs: m.watermarkUs });
       this.merger.release();
       for (const e of m.endToEnd) {
         let h = this.intervals.get(e.second);
@@ -370,7 +393,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       }
       // A worker's last report promises every second: that is "finished", not a second number.
       const upTo = m.upToSecond >= Number.MAX_SAFE_INTEGER ? Infinity : m.upToSecond;
-      this.receiverUpTo[w.index] = Math.max(this.receiverUpTo[w.index] ?? 0, upTo);
+      this.receiverUpTo[w.roleSlot] = Math.max(this.receiverUpTo[w.roleSlot] ?? 0, upTo);
       this.releaseIntervals(false);
     }
   }
@@ -387,7 +410,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   // ---- interval histograms: live percentiles and the HdrHistogram log -------------------
 
   private openHdrLog(path: string): void {
-    const fd = openSync(path, 'w');
+    let fd: number;
+    try {
+      fd = openSync(path, 'w');
+    } catch (e) {
+      throw new SmqError('invalid-input', `cannot write --hdr-log ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+        hint: 'give a file in a folder you can write to',
+      });
+    }
     const writer = new HistogramLogWriter((text) => void writeSync(fd, text));
     writer.outputLogFormatVersion();
     writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
@@ -455,6 +485,13 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           this.emitProgress();
           resolve();
           return;
+        }
+        // A worker stuck in a call that never returns (a hung connection) is ended.
+        for (const w of this.workers) {
+          if (w.stopSent && !w.result && !w.exited && Date.now() - w.stopSentAt > STOP_TIMEOUT_MS) {
+            this.onFatal(`${w.role} ${w.indices.join(',')} did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
+            void w.worker.terminate();
+          }
         }
         if (this.fatal !== undefined) return;
         const sendersDone = this.workers.every((w) => w.role !== 'sender' || w.result !== undefined);
@@ -536,7 +573,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       serverVersion: info.serverVersion,
       schema: info.schema,
       location: info.location,
-      embedded: this.config.createSqlite === true && this.config.queue === undefined,
+      embedded: this.config.createSqlite === true,
       isolation,
       dequeue: this.config.dequeue,
       node: process.version,
@@ -580,7 +617,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const warnings: string[] = [];
     const workers: WorkerReport[] = results.map(({ w, r }) => ({
       role: w.role,
-      index: w.index,
+      indices: w.indices,
       eventLoopP99Ms: round2(r.eventLoop.p99Ms),
       eventLoopMaxMs: round2(r.eventLoop.maxMs),
       utilization: round2(r.eventLoop.utilization),
@@ -593,7 +630,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       const worst = lagging.reduce((a, b) => (b.r.eventLoop.p99Ms > a.r.eventLoop.p99Ms ? b : a));
       warnings.push(
         `the tester may be the bottleneck: ${lagging.length} worker(s) had event-loop delays over ${LAG_WARN_MS} ms at p99 ` +
-          `(worst: ${worst.w.role} ${worst.w.index}, ${round2(worst.r.eventLoop.p99Ms)} ms)`,
+          `(worst: ${worst.w.role} ${worst.w.indices.join(',')}, ${round2(worst.r.eventLoop.p99Ms)} ms)`,
       );
     }
     const cores = os.availableParallelism();
@@ -605,7 +642,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       );
     }
     if (this.foreign > 0) warnings.push(`${this.foreign} message(s) without this run's id were consumed from the queue`);
-    if (summary.counts.notDrained > 0) {
+    if (summary.counts.notDrained > 0 && c.receivers > 0) {
       warnings.push(`${summary.counts.notDrained} acknowledged send(s) were not received before the run ended (not judged as lost)`);
     }
 
@@ -635,6 +672,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       config: {
         senders: c.senders,
         receivers: c.receivers,
+        threadsPerRole: c.threads ?? null,
         messagesPerSender: c.messagesPerSender ?? null,
         durationMs: c.durationMs ?? null,
         sizeBytes: c.sizeBytes,

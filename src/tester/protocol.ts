@@ -21,8 +21,11 @@ export interface Faults {
 /** workerData of every worker. */
 export interface WorkerSetup {
   readonly role: WorkerRole;
-  /** Index within its role (sender index, receiver index). */
-  readonly index: number;
+  /**
+   * The senders (or receivers) this thread runs, by index within the role. One by default;
+   * several with --threads, each with its own connection and its own sequential loop.
+   */
+  readonly indices: readonly number[];
   readonly target: Target;
   readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize'>;
   readonly queue: string;
@@ -58,6 +61,16 @@ export interface EventLoopStats {
   readonly utilization: number;
 }
 
+export interface ReceiverReport {
+  readonly receiver: number;
+  readonly events: Float64Array;
+  readonly ids: BigInt64Array;
+  /** No later event of this receiver has an earlier key (µs). */
+  readonly watermarkUs: number;
+  /** Queue ids of deliveries carrying the run id whose sender/seq cannot be read. */
+  readonly malformed: readonly string[];
+}
+
 /** Sends as run-length ranges: firstSeq, count, outcome (1 acked, 2 uncertain), repeated. */
 export type SendRanges = Float64Array;
 
@@ -90,12 +103,10 @@ export type FromWorker =
       readonly upToSecond: number;
       /** Interval end-to-end histograms (receivers), by second, compressed base64. */
       readonly endToEnd: readonly { readonly second: number; readonly histogram: string }[];
-      readonly sends: SendRanges | undefined;
-      readonly events: Float64Array | undefined;
-      readonly ids: BigInt64Array | undefined;
-      readonly watermarkUs: number;
-      /** Queue ids of deliveries carrying the run id whose sender/seq cannot be read. */
-      readonly malformed: readonly string[];
+      /** Senders: what each sender's calls did since the last report. */
+      readonly sends: readonly { readonly sender: number; readonly ranges: SendRanges }[];
+      /** Receivers: each receiver's events, in its own time order, with its watermark. */
+      readonly receivers: readonly ReceiverReport[];
       readonly lagP99Ms: number;
     }
   | {

@@ -17,7 +17,8 @@ export interface LatencyReport {
 
 export interface WorkerReport {
   readonly role: 'sender' | 'receiver';
-  readonly index: number;
+  /** The senders or receivers this thread ran. */
+  readonly indices: readonly number[];
   readonly eventLoopP99Ms: number;
   readonly eventLoopMaxMs: number;
   readonly utilization: number;
@@ -103,7 +104,9 @@ export function formatReport(r: TesterReport): string {
     ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
     : cfg['durationMs'] ? `${fmt(Number(cfg['durationMs']) / 1000)} s` : 'drain only';
   out.push(
-    `run         ${String(cfg['senders'])} senders, ${String(cfg['receivers'])} receivers, ${amount}, ` +
+    `run         ${String(cfg['senders'])} senders, ${String(cfg['receivers'])} receivers` +
+      (cfg['threadsPerRole'] ? ` on ${String(cfg['threadsPerRole'])} thread(s) per role` : '') +
+      `, ${amount}, ` +
       `${String(cfg['sizeBytes'])} B bodies, batch ${String(cfg['batch'])}, vt ${String(cfg['vtSec'])} s` +
       (Number(cfg['ratePerSec']) > 0 ? `, rate ${int(Number(cfg['ratePerSec']))}/s` : '') +
       (Number(cfg['warmupMs']) > 0 ? `, warm-up ${fmt(Number(cfg['warmupMs']) / 1000)} s` : ''),

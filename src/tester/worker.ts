@@ -1,7 +1,8 @@
-// A tester worker thread: one sender or one receiver, with its own Backend (its own
-// connection). Loaded by the engine as plain JS from dist/ (new Worker(new URL('./worker.js', …))).
-// It speaks the protocol in protocol.ts: READY once connected, PROGRESS every FLUSH_MS,
-// RESULT at the end, ERROR when something goes wrong.
+// A tester worker thread: one sender or one receiver (or, with --threads, several of one
+// role), each with its own Backend, i.e. its own connection. Loaded by the engine as plain JS
+// from dist/ (new Worker(new URL('./worker.js', …))). It speaks the protocol in
+// protocol.ts: READY once connected, PROGRESS every FLUSH_MS, RESULT at the end, ERROR when
+// something goes wrong.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openBackend, type Backend } from '../backends/index.js';
@@ -10,7 +11,7 @@ import { decodeBody, encodeBody, PaddingCache } from './body.js';
 import { monoUs } from './clock.js';
 import { EventBuffer, EventKind } from './events.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs, type Histogram, type HistogramName } from './histograms.js';
-import { SEND_ACKED, SEND_UNCERTAIN, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js';
+import { SEND_ACKED, SEND_UNCERTAIN, type FromWorker, type ReceiverReport, type ToWorker, type WorkerSetup } from './protocol.js';
 import { SecondCounter } from './series.js';
 
 /** How often a worker reports: often enough that the checker's ordering delay stays short. */
@@ -19,8 +20,13 @@ const FLUSH_MS = 100;
 const MAX_EMPTY_BACKOFF_MS = 32;
 /** After an error, wait before the next call (doubling up to 1 s). */
 const ERROR_BACKOFF_MS = 50;
-/** This many failed calls in a row end the worker: the store is gone, not busy. */
+/** This many failed calls in a row end a loop: the store is gone, not busy. */
 const MAX_CONSECUTIVE_ERRORS = 40;
+/**
+ * better-sqlite3 answers synchronously, so a loop of awaited calls never reaches the event
+ * loop: no flush timer, no STOP, no lag samples. Give the loop a turn every YIELD_US.
+ */
+const YIELD_US = 10_000;
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
@@ -31,12 +37,12 @@ function post(message: FromWorker, transfer: ArrayBuffer[] = []): void {
 
 const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
 
-// ---- state shared by both roles -------------------------------------------------------
+// ---- state shared by the loops of this thread ----------------------------------------------
 
 let runStartUs = 0;
 let warmupEndUs = 0;
 let stopping = false;
-let wake: (() => void) | undefined;
+const wakers = new Set<() => void>();
 const started = new Promise<void>((resolve) => {
   port.on('message', (m: ToWorker) => {
     if (m.type === 'START') {
@@ -45,7 +51,7 @@ const started = new Promise<void>((resolve) => {
       resolve();
     } else if (m.type === 'STOP') {
       stopping = true;
-      wake?.();
+      for (const wake of wakers) wake();
     }
   });
 });
@@ -56,22 +62,24 @@ function pause(ms: number): Promise<void> {
     const t = setTimeout(done, ms);
     function done() {
       clearTimeout(t);
-      wake = undefined;
+      wakers.delete(done);
       resolve();
     }
-    wake = done;
+    wakers.add(done);
   });
+}
+
+let lastYieldUs = 0;
+async function yieldNow(): Promise<void> {
+  const now = monoUs();
+  if (now - lastYieldUs < YIELD_US) return;
+  lastYieldUs = now;
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 const histograms = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, newWorkerHistogram()])) as Record<HistogramName, Histogram>;
 const counter = new SecondCounter();
 const endToEndBySecond = new Map<number, Histogram>();
-const events = new EventBuffer();
-const malformed: string[] = [];
-let sendRanges: number[] = [];
-/** Start of the receive call in progress: the watermark (no later event can be keyed earlier). */
-let receiveSince: number | undefined;
-let consecutiveErrors = 0;
 
 const totals = {
   sent: 0,
@@ -93,6 +101,28 @@ const secondOf = (us: number) => Math.max(0, Math.floor((us - runStartUs) / 1e6)
 
 const lag = monitorEventLoopDelay({ resolution: 10 });
 
+/** One sender of this thread. */
+interface SenderSlot {
+  readonly index: number;
+  readonly backend: Backend;
+  ranges: number[];
+  consecutiveErrors: number;
+}
+
+/** One receiver of this thread: its own event stream, so its events stay in its time order. */
+interface ReceiverSlot {
+  readonly index: number;
+  readonly backend: Backend;
+  readonly events: EventBuffer;
+  malformed: string[];
+  /** Start of its receive call in progress: the watermark (no later event can be keyed earlier). */
+  receiveSince: number | undefined;
+  consecutiveErrors: number;
+}
+
+const senderSlots: SenderSlot[] = [];
+const receiverSlots: ReceiverSlot[] = [];
+
 function flush(final: boolean): void {
   const now = monoUs();
   const current = secondOf(now);
@@ -104,12 +134,22 @@ function flush(final: boolean): void {
       endToEndBySecond.delete(second);
     }
   }
-  const sends = sendRanges.length > 0 ? Float64Array.from(sendRanges) : undefined;
-  sendRanges = [];
-  const taken = events.length > 0 ? events.take() : undefined;
   const transfer: ArrayBuffer[] = [];
-  if (sends) transfer.push(sends.buffer as ArrayBuffer);
-  if (taken) transfer.push(taken.events.buffer as ArrayBuffer, taken.ids.buffer as ArrayBuffer);
+  const sends = senderSlots
+    .filter((s) => s.ranges.length > 0)
+    .map((s) => {
+      const ranges = Float64Array.from(s.ranges);
+      s.ranges = [];
+      transfer.push(ranges.buffer as ArrayBuffer);
+      return { sender: s.index, ranges };
+    });
+  const receivers: ReceiverReport[] = receiverSlots.map((r) => {
+    const { events, ids } = r.events.take();
+    transfer.push(events.buffer as ArrayBuffer, ids.buffer as ArrayBuffer);
+    const malformed = r.malformed;
+    r.malformed = [];
+    return { receiver: r.index, events, ids, watermarkUs: final ? Number.MAX_SAFE_INTEGER : (r.receiveSince ?? now), malformed };
+  });
   post(
     {
       type: 'PROGRESS',
@@ -117,61 +157,48 @@ function flush(final: boolean): void {
       upToSecond: final ? Number.MAX_SAFE_INTEGER : current,
       endToEnd,
       sends,
-      events: taken?.events,
-      ids: taken?.ids,
-      watermarkUs: final ? Number.MAX_SAFE_INTEGER : (receiveSince ?? now),
-      malformed: malformed.splice(0),
+      receivers,
       lagP99Ms: lag.percentile(99) / 1e6,
     },
     transfer,
   );
 }
 
-function recordSendRange(firstSeq: number, count: number, outcome: number): void {
-  const n = sendRanges.length;
+function recordSendRange(slot: SenderSlot, firstSeq: number, count: number, outcome: number): void {
+  const r = slot.ranges;
+  const n = r.length;
   // Run-length: consecutive sequence numbers with the same outcome become one range.
-  if (n >= 3 && sendRanges[n - 1] === outcome && sendRanges[n - 3]! + sendRanges[n - 2]! === firstSeq) {
-    sendRanges[n - 2]! += count;
+  if (n >= 3 && r[n - 1] === outcome && r[n - 3]! + r[n - 2]! === firstSeq) {
+    r[n - 2]! += count;
   } else {
-    sendRanges.push(firstSeq, count, outcome);
+    r.push(firstSeq, count, outcome);
   }
 }
 
-/** Counts a failed call; false when the worker should give up. */
-async function failed(e: unknown): Promise<boolean> {
+/** Counts a failed call; false when the loop should give up. */
+async function failed(slot: { consecutiveErrors: number }, e: unknown): Promise<boolean> {
   totals.errors += 1;
   counter.at(secondOf(monoUs())).errors += 1;
   totals.lastError = errorText(e);
-  consecutiveErrors += 1;
-  const fatal = (isSmqError(e) && e.kind === 'queue-not-found') || consecutiveErrors >= MAX_CONSECUTIVE_ERRORS;
+  slot.consecutiveErrors += 1;
+  const fatal = (isSmqError(e) && e.kind === 'queue-not-found') || slot.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS;
   post({ type: 'ERROR', message: totals.lastError, fatal });
   if (fatal) return false;
-  await pause(Math.min(1000, ERROR_BACKOFF_MS * 2 ** Math.min(consecutiveErrors - 1, 5)));
+  await pause(Math.min(1000, ERROR_BACKOFF_MS * 2 ** Math.min(slot.consecutiveErrors - 1, 5)));
   return true;
 }
 
 class InjectedFault extends Error {}
 
-/**
- * better-sqlite3 answers synchronously, so a loop of awaited calls never reaches the event
- * loop: no flush timer, no STOP, no lag samples. Give the loop a turn every YIELD_US.
- */
-const YIELD_US = 10_000;
-let lastYieldUs = 0;
-async function yieldNow(): Promise<void> {
-  const now = monoUs();
-  if (now - lastYieldUs < YIELD_US) return;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  lastYieldUs = monoUs();
-}
-
 // ---- sender --------------------------------------------------------------------------
 
-async function runSender(backend: Backend): Promise<void> {
-  const { index, batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults } = setup;
+async function runSender(slot: SenderSlot): Promise<void> {
+  const { batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults } = setup;
+  const { index, backend } = slot;
   const padding = new PaddingCache();
   const intervalUs = ratePerSec > 0 ? (batch * 1e6) / ratePerSec : 0;
   const deadlineUs = durationMs === undefined ? Infinity : runStartUs + durationMs * 1000;
+  const nth = (call: number, every: number | undefined) => every !== undefined && every > 0 && call % every === every - 1;
   let seq = 0;
   for (let call = 0; ; call++) {
     await yieldNow();
@@ -195,36 +222,36 @@ async function runSender(backend: Backend): Promise<void> {
       inputs.push({ body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding) });
     }
     try {
-      const nth = (every: number | undefined) => every !== undefined && every > 0 && call % every === every - 1;
-      if (nth(faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
+      if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
       const ids = n === 1 ? [await backend.send(queue, inputs[0]!)] : await backend.sendBatch(queue, inputs);
-      if (nth(faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
+      if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();
-      consecutiveErrors = 0;
+      slot.consecutiveErrors = 0;
       totals.sent += n;
       counter.at(secondOf(endUs)).sent += n;
-      recordSendRange(seq, n, SEND_ACKED);
+      recordSendRange(slot, seq, n, SEND_ACKED);
       if (startUs >= warmupEndUs) {
         recordUs(histograms.send, endUs - (intendedUs ?? startUs));
         if (intendedUs !== undefined) recordUs(histograms.sendService, endUs - startUs);
         totals.measuredCount += n;
         if (startUs < totals.measuredFirstUs) totals.measuredFirstUs = startUs;
-        totals.measuredLastUs = endUs;
+        if (endUs > totals.measuredLastUs) totals.measuredLastUs = endUs;
       }
-      if (nth(faults.deleteAfterSendEvery) && ids[0] !== undefined) {
+      if (nth(call, faults.deleteAfterSendEvery) && ids[0] !== undefined) {
         totals.faultDeleted += (await backend.delete(queue, [ids[0]]).catch(() => [])).length;
       }
     } catch (e) {
+      // The outcome is unknown: the messages may or may not be in the queue.
       totals.sendFailed += n;
       counter.at(secondOf(monoUs())).sendFailed += n;
-      recordSendRange(seq, n, SEND_UNCERTAIN);
+      recordSendRange(slot, seq, n, SEND_UNCERTAIN);
       seq += n;
       if (e instanceof InjectedFault) {
         totals.errors += 1;
         counter.at(secondOf(monoUs())).errors += 1;
         continue;
       }
-      if (!(await failed(e))) return;
+      if (!(await failed(slot, e))) return;
       continue;
     }
     seq += n;
@@ -233,26 +260,27 @@ async function runSender(backend: Backend): Promise<void> {
 
 // ---- receiver ------------------------------------------------------------------------
 
-async function runReceiver(backend: Backend): Promise<void> {
+async function runReceiver(slot: ReceiverSlot): Promise<void> {
   const { queue, runId, batch, vtSec, dequeue, naivePauseMs, ack } = setup;
+  const { backend, events } = slot;
   const vtMs = vtSec * 1000;
   let emptyBackoffMs = 1;
   for (;;) {
     await yieldNow();
     if (stopping) break;
     const recvStart = monoUs();
-    receiveSince = recvStart;
+    slot.receiveSince = recvStart;
     let messages;
     try {
       messages = await backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs });
     } catch (e) {
-      receiveSince = undefined;
-      if (!(await failed(e))) return;
+      slot.receiveSince = undefined;
+      if (!(await failed(slot, e))) return;
       continue;
     }
     const recvEnd = monoUs();
-    receiveSince = undefined;
-    consecutiveErrors = 0;
+    slot.receiveSince = undefined;
+    slot.consecutiveErrors = 0;
     if (recvStart >= warmupEndUs) recordUs(histograms.receive, recvEnd - recvStart);
     const second = secondOf(recvEnd);
     if (messages.length === 0) {
@@ -276,7 +304,7 @@ async function runReceiver(backend: Backend): Promise<void> {
       }
       totals.received += 1;
       if (body.kind === 'malformed') {
-        malformed.push(String(m.id));
+        slot.malformed.push(String(m.id));
         continue;
       }
       const leaseMs = m.visibleAt.getTime();
@@ -302,7 +330,7 @@ async function runReceiver(backend: Backend): Promise<void> {
     if (measured > 0) {
       totals.measuredCount += measured;
       if (recvStart < totals.measuredFirstUs) totals.measuredFirstUs = recvStart;
-      totals.measuredLastUs = recvEnd;
+      if (recvEnd > totals.measuredLastUs) totals.measuredLastUs = recvEnd;
     }
 
     // Acknowledge everything received, ours or not: the tester is this queue's consumer.
@@ -311,10 +339,10 @@ async function runReceiver(backend: Backend): Promise<void> {
     let done: Set<bigint>;
     try {
       done = new Set(ack === 'archive' ? await backend.archive(queue, ids) : await backend.delete(queue, ids));
-      consecutiveErrors = 0;
+      slot.consecutiveErrors = 0;
     } catch (e) {
       done = new Set();
-      if (!(await failed(e))) return;
+      if (!(await failed(slot, e))) return;
     }
     const ackEnd = monoUs();
     if (ackStart >= warmupEndUs) recordUs(histograms.ack, ackEnd - ackStart);
@@ -345,13 +373,19 @@ async function readIsolation(backend: Backend, info: object): Promise<string | n
 }
 
 async function main(): Promise<void> {
-  let backend: Backend;
+  const backends: Backend[] = [];
   try {
-    backend = await openBackend(setup.target, { ...setup.open, create: false });
-    const info = await backend.info();
-    post({ type: 'READY', info, isolation: await readIsolation(backend, info) });
+    for (const index of setup.indices) {
+      const backend = await openBackend(setup.target, { ...setup.open, create: false });
+      backends.push(backend);
+      if (setup.role === 'sender') senderSlots.push({ index, backend, ranges: [], consecutiveErrors: 0 });
+      else receiverSlots.push({ index, backend, events: new EventBuffer(), malformed: [], receiveSince: undefined, consecutiveErrors: 0 });
+    }
+    const info = await backends[0]!.info();
+    post({ type: 'READY', info, isolation: await readIsolation(backends[0]!, info) });
   } catch (e) {
     post({ type: 'ERROR', message: errorText(e), fatal: true });
+    await Promise.all(backends.map((b) => b.close().catch(() => undefined)));
     return;
   }
   await started;
@@ -359,8 +393,7 @@ async function main(): Promise<void> {
   const elu0 = performance.eventLoopUtilization();
   const timer = setInterval(() => flush(false), FLUSH_MS);
   try {
-    if (setup.role === 'sender') await runSender(backend);
-    else await runReceiver(backend);
+    await Promise.all(setup.role === 'sender' ? senderSlots.map(runSender) : receiverSlots.map(runReceiver));
   } catch (e) {
     post({ type: 'ERROR', message: errorText(e), fatal: true });
   } finally {
@@ -380,7 +413,7 @@ async function main(): Promise<void> {
       utilization: elu.utilization,
     },
   });
-  await backend.close().catch(() => undefined);
+  await Promise.all(backends.map((b) => b.close().catch(() => undefined)));
   port.close();
 }
 

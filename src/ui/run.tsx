@@ -19,7 +19,7 @@ export interface InteractiveOptions {
   readonly stderr?: NodeJS.WriteStream;
 }
 
-const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H\u001b[2J';
+const ENTER_ALT_SCREEN = '\u001b[?1049h';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 const SHOW_CURSOR = '\u001b[?25h';
 

@@ -8,12 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+const EXIT_WORD = 'smq-test-exit=';
+const EXIT_MARK = /smq-test-exit=(\d+)/;
+
 export function tmuxAvailable(): boolean {
   return spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
 }
 
 export interface TmuxStartOptions {
-  /** argv of the program; run directly (no shell) unless `shell` is set. */
+  /** argv of the program (run by sh, which reports its exit status afterwards). */
   readonly command: readonly string[];
   readonly cwd?: string;
   /** The program's whole environment (CI and friends left out unless given here). */
@@ -39,7 +42,7 @@ export class TmuxSession {
     const conf = join(dir, 'tmux.conf');
     // remain-on-exit: the pane stays after the program ends, so a test can read its exit
     // status and the screen it left behind.
-    writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n');
+    writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 100\n');
     const session = new TmuxSession(socket, dir);
     const env = {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
@@ -63,6 +66,9 @@ export class TmuxSession {
       'env',
       '-i',
       ...envArgs,
+      'sh',
+      '-c',
+      `"$0" "$@"; echo "${EXIT_WORD}$?"`,
       ...options.command,
     );
     return session;
@@ -94,22 +100,38 @@ export class TmuxSession {
     this.tmux('resize-window', '-t', 'smq', '-x', String(width), '-y', String(height));
   }
 
-  /** Exit status once the program has ended; undefined while it runs. */
-  exitStatus(): number | undefined {
-    const out = this.tmux('display-message', '-p', '-t', this.target, '#{pane_dead} #{pane_dead_status}').trim();
-    const [dead, status] = out.split(' ');
-    return dead === '1' ? Number(status) : undefined;
+  /** The screen and its scrollback. */
+  captureAll(): string {
+    return this.tmux('capture-pane', '-p', '-S', '-', '-t', this.target);
   }
 
+  /**
+   * Exit status once the program has ended; undefined while it runs. The program runs
+   * under sh, which prints the status when it ends (tmux's own pane_dead_status is not
+   * always filled in).
+   */
+  exitStatus(): number | undefined {
+    const m = EXIT_MARK.exec(this.captureAll());
+    return m ? Number(m[1]) : undefined;
+  }
+
+  /** The pid of the program (a child of the wrapping sh). */
   pid(): number {
-    return Number(this.tmux('display-message', '-p', '-t', this.target, '#{pane_pid}').trim());
+    const sh = this.tmux('display-message', '-p', '-t', this.target, '#{pane_pid}').trim();
+    return Number(execFileSync('ps', ['-o', 'pid=', '--ppid', sh], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
   }
 
   /**
    * Polls the screen until `expected` is on it (a string, a regex, or a predicate), and
-   * returns that screen; fails with the last screen after `timeoutMs`.
+   * returns that screen; fails with the last screen after `timeoutMs`. withHistory also
+   * searches the scrollback (what a program printed after leaving the alternate screen
+   * may have scrolled there).
    */
-  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
+  async waitFor(
+    expected: string | RegExp | ((screen: string) => boolean),
+    timeoutMs = 15_000,
+    options: { readonly withHistory?: boolean } = {},
+  ): Promise<string> {
     const test =
       typeof expected === 'string'
         ? (s: string) => s.includes(expected)
@@ -119,7 +141,7 @@ export class TmuxSession {
     const deadline = Date.now() + timeoutMs;
     let screen = '';
     for (;;) {
-      screen = this.capture();
+      screen = options.withHistory ? this.captureAll() : this.capture();
       if (test(screen)) return screen;
       if (Date.now() > deadline) {
         throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(expected)}; the screen was:\n${screen}`);

@@ -177,6 +177,14 @@ const cases: Case[] = [
   { name: 'SmoothMQ: an SQL-looking name is just a missing queue', args: (w) => ['peek', "x'; DROP TABLE messages; --", ...sqlite(w)], code: 3 },
   { name: 'SmoothMQ name over 255 characters', args: (w) => ['create', 'n'.repeat(256), ...sqlite(w)], code: 2, says: /255/ },
   { name: 'a control character in a name', args: (w) => ['create', 'a\u001b[2Jb', ...sqlite(w)], code: 2, says: /control/ },
+  { name: 'pgmq: a name with an emoji', args: (w) => ['create', 'box_📦', ...pgmq(w)], code: 2, says: /letters, digits and underscores/ },
+  { name: 'pgmq: a name with a bidi override', args: (w) => ['create', 'a\u202eb', ...pgmq(w)], code: 2, says: /invalid queue name/ },
+  { name: 'SmoothMQ: an attribute named like a type row', args: (w) => ['send', w.queue, 'x', '--header', 'a_DataType=1', ...sqlite(w)], code: 2, says: /_DataType/ },
+  { name: 'SmoothMQ: --tenant 0', args: (w) => ['queues', '--tenant', '0', ...sqlite(w)], code: 2, says: /--tenant/ },
+  { name: 'SmoothMQ: --tenant abc', args: (w) => ['queues', '--tenant', 'abc', ...sqlite(w)], code: 2, says: /--tenant/ },
+  { name: 'SmoothMQ: --max-retries -2', args: (w) => ['create', 'new_q', '--max-retries', '-2', ...sqlite(w)], code: 2, says: /--max-retries/ },
+  { name: 'SmoothMQ: --unlogged', args: (w) => ['create', 'new_q', '--unlogged', ...sqlite(w)], code: 2, says: /--unlogged/ },
+  { name: 'pgmq: --visibility-timeout', args: (w) => ['create', 'new_q', '--visibility-timeout', '5', ...pgmq(w)], code: 2 },
 
   // Missing queue, unknown message.
   ...(['pgmq', 'sqlite'] as const).flatMap((kind): Case[] => {
@@ -201,6 +209,14 @@ const cases: Case[] = [
       { name: `${kind}: --header without =`, args: (w) => ['send', w.queue, '{}', '--header', 'k', ...conn(w)], code: 2 },
       { name: `${kind}: --state bogus`, args: (w) => ['peek', w.queue, '--state', 'bogus', ...conn(w)], code: 2 },
       { name: `${kind}: send with empty stdin`, args: (w) => ['send', w.queue, ...conn(w)], input: '', code: 2 },
+      { name: `${kind}: send with only blank lines`, args: (w) => ['send', w.queue, ...conn(w)], input: '\n  \r\n\t\n', code: 2, says: /no message/ },
+      { name: `${kind}: --header with an empty name`, args: (w) => ['send', w.queue, '{}', '--header', '=v', ...conn(w)], code: 2, says: /--header/ },
+      { name: `${kind}: an id beyond 64 bits`, args: (w) => ['peek', w.queue, '--id', '99999999999999999999', ...conn(w)], code: 2, says: /64-bit/ },
+      { name: `${kind}: an id in hex`, args: (w) => ['delete', w.queue, '0x10', '--yes', ...conn(w)], code: 2, says: /invalid message id/ },
+      { name: `${kind}: --id and --after together`, args: (w) => ['peek', w.queue, '--id', '1', '--after', '1', ...conn(w)], code: 2 },
+      { name: `${kind}: --output xml`, args: (w) => ['peek', w.queue, '--output', 'xml', ...conn(w)], code: 2, says: /xml/ },
+      { name: `${kind}: --json with --output table`, args: (w) => ['queues', '--json', '--output', 'table', ...conn(w)], code: 2, says: /contradict/ },
+      { name: `${kind}: --qty Infinity`, args: (w) => ['receive', w.queue, '--qty', 'Infinity', ...conn(w)], code: 2, says: /--qty/ },
       // Destructive commands without --yes, stdin not a terminal.
       { name: `${kind}: drop without --yes`, args: (w) => ['drop', w.queue, ...conn(w)], code: 2, says: /--yes/ },
       { name: `${kind}: purge without --yes`, args: (w) => ['purge', w.queue, ...conn(w)], code: 2, says: /--yes/ },
@@ -213,6 +229,15 @@ const cases: Case[] = [
   { name: 'pgmq: body that is not JSON', args: (w) => ['send', w.queue, 'hello', ...pgmq(w)], code: 2, says: /JSON/ },
   { name: 'pgmq: truncated JSON body', args: (w) => ['send', w.queue, '{"a":', ...pgmq(w)], code: 2, says: /JSON/ },
   { name: 'pgmq: one bad stdin line sends nothing', args: (w) => ['send', w.queue, ...pgmq(w)], input: '{"ok":1}\nnope\n{"ok":2}\n', code: 2, says: /line 2/ },
+  // jsonb holds text: no \u0000, no lone surrogates.
+  { name: 'pgmq: a body with \\u0000', args: (w) => ['send', w.queue, '"a\\u0000b"', ...pgmq(w)], code: 2, says: /invalid message body.*\\u0000/ },
+  { name: 'pgmq: a body with a lone surrogate', args: (w) => ['send', w.queue, '"\\ud800"', ...pgmq(w)], code: 2, says: /invalid message body.*surrogate/ },
+  { name: 'pgmq: a stdin line with \\u0000 sends nothing', args: (w) => ['send', w.queue, ...pgmq(w)], input: '{"ok":1}\n"\\u0000"\n', code: 2, says: /\\u0000/ },
+  // Numbers PostgreSQL's integer cannot hold: refused as input, not as a database failure.
+  { name: 'pgmq: --vt beyond 32 bits', args: (w) => ['receive', w.queue, '--vt', '99999999999', ...pgmq(w)], code: 2, says: /out of range.*2147483647/ },
+  { name: 'pgmq: --qty beyond 32 bits', args: (w) => ['receive', w.queue, '--qty', '3000000000', ...pgmq(w)], code: 2, says: /out of range/ },
+  { name: 'pgmq: --limit beyond 32 bits', args: (w) => ['peek', w.queue, '--limit', '3000000000', ...pgmq(w)], code: 2, says: /out of range/ },
+  { name: 'pgmq: --delay beyond 32 bits', args: (w) => ['send', w.queue, '{}', '--delay', '3000000000', ...pgmq(w)], code: 2, says: /out of range/ },
   { name: 'pgmq: --state failed', args: (w) => ['peek', w.queue, '--state', 'failed', ...pgmq(w)], code: 2 },
   { name: 'pgmq: --tenant', args: (w) => ['queues', '--tenant', '2', ...pgmq(w)], code: 2 },
 
@@ -268,6 +293,11 @@ const cases: Case[] = [
   { name: 'a file that is not SQLite', args: (w) => ['queues', '--sqlite', join(w.dir, 'not-sqlite.txt')], code: 1, says: /not an SQLite database/ },
   { name: 'an SQLite file that is not SmoothMQ', args: (w) => ['queues', '--sqlite', join(w.dir, 'other.db')], code: 1, says: /not a SmoothMQ file/ },
   { name: 'a directory instead of a file', args: (w) => ['queues', '--sqlite', w.dir], code: 1 },
+  { name: 'an empty --sqlite path', args: () => ['queues', '--sqlite', ''], code: 2, says: /--sqlite/ },
+  { name: 'a zero-byte file', args: (w) => ['queues', '--sqlite', join(w.dir, 'zero.db')], code: 1, says: /empty SQLite database, not a SmoothMQ file.*smq init/ },
+  { name: 'a zero-byte file, to be written', args: (w) => ['send', 'q', 'x', '--sqlite', join(w.dir, 'zero.db')], code: 1, says: /not a SmoothMQ file/ },
+  { name: 'a malformed postgres URL (bracket)', args: () => ['queues', '--url', 'postgresql://[::1'], code: 2, says: /malformed URL/ },
+  { name: 'an empty sqlite: URL', args: () => ['queues', '--url', 'sqlite:'], code: 2, says: /malformed URL/ },
   {
     name: 'a missing file',
     args: (w) => ['peek', 'q', '--sqlite', join(w.dir, 'missing.db')],
@@ -298,6 +328,7 @@ const cases: Case[] = [
 describe('bad input', () => {
   beforeAll(() => {
     writeFileSync(join(world.dir, 'not-sqlite.txt'), 'just some text, definitely not a database\n'.repeat(20));
+    writeFileSync(join(world.dir, 'zero.db'), '');
     const other = new Database(join(world.dir, 'other.db'));
     other.exec('CREATE TABLE notes (id integer primary key, body text); INSERT INTO notes (body) VALUES (\'keep me\')');
     other.close();
@@ -307,6 +338,7 @@ describe('bad input', () => {
     const before = await snapshot();
     const notSqlite = readFileSync(join(world.dir, 'not-sqlite.txt'));
     const other = sqliteSnapshot(join(world.dir, 'other.db'));
+    const zero = readFileSync(join(world.dir, 'zero.db'));
 
     const r: CliResult = await runCli(c.args(world), { ...(c.input === undefined ? {} : { input: c.input }), ...(c.env ? { env: c.env(world) } : {}) });
 
@@ -327,6 +359,7 @@ describe('bad input', () => {
     expect(await snapshot()).toEqual(before);
     expect(readFileSync(join(world.dir, 'not-sqlite.txt')).equals(notSqlite)).toBe(true);
     expect(sqliteSnapshot(join(world.dir, 'other.db'))).toEqual(other);
+    expect(readFileSync(join(world.dir, 'zero.db')).equals(zero), 'the zero-byte file is left alone').toBe(true);
   });
 
   // Root may write anywhere, so the permission case only means something for other users.

@@ -213,3 +213,22 @@ test('--rate: latency from the intended send time, service time beside it, and a
   expect(log).toContain('"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"');
   expect(log.split('\n').filter((l) => /^\d+\.\d+,1\.000,/.test(l)).length).toBeGreaterThan(0);
 });
+
+test('--threads: several senders and receivers per thread, each with its own connection, same verdicts', async () => {
+  const { TesterRun } = await loadTester();
+  const target: Target = { kind: 'pgmq', url: inject('pgUrl') };
+  const safe = await new TesterRun(baseConfig(target, { senders: 4, receivers: 4, threads: 2, messagesPerSender: 200 })).run();
+  expect(safe.verdict).toBe('clean');
+  expect(safe.counts).toMatchObject({ sent: 800, acknowledged: 800, ok: 800 });
+  expect(safe.tester.workers.map((w) => [w.role, w.indices])).toEqual([
+    ['sender', [0, 2]],
+    ['sender', [1, 3]],
+    ['receiver', [0, 2]],
+    ['receiver', [1, 3]],
+  ]);
+  const naive = await new TesterRun(
+    baseConfig(target, { senders: 2, receivers: 4, threads: 1, messagesPerSender: 300, batch: 10, dequeue: 'naive', naivePauseMs: 20 }),
+  ).run();
+  expect(naive.counts.doubleDequeued).toBeGreaterThan(0);
+  expect(naive.verdict).toBe('violations');
+});

@@ -37,14 +37,21 @@ function startTop(args: readonly string[], options: { width?: number; height?: n
   return session;
 }
 
-/**
- * smq top inside sh, which afterwards prints top's exit code and the terminal modes, so a
- * test can see what top left the terminal in.
- */
-function startTopInShell(args: readonly string[]): TmuxSession {
-  const script = '"$0" "$@"; echo "top-exit=$?"; stty -a | tr -s " ;\\n" "\\n\\n\\n" | grep -E "^-?(icanon|echo)$" | tr "\\n" " "; echo';
+/** The terminal modes after the program ended, printed by stty (raw mode turns both off). */
+const TERMINAL_MODES = ['sh', '-c', 'stty -a | tr -s " ;" "\\n\\n" | grep -E "^-?(icanon|echo)$" | tr "\\n" " "; echo "<- modes"'];
+
+/** smq top, then stty, so a test can see what top left the terminal in. */
+function startTopThenStty(args: readonly string[]): TmuxSession {
+  const script = '"$0" "$@"; code=$?; ' + TERMINAL_MODES[2] + '; exit $code';
   session = TmuxSession.start({ command: ['sh', '-c', script, process.execPath, BIN, 'top', ...args] });
   return session;
+}
+
+/** After the program ended: raw mode is off (icanon and echo, not -icanon / -echo). */
+async function expectTerminalRestored(t: TmuxSession): Promise<void> {
+  const screen = await t.waitFor('<- modes', 15_000, { withHistory: true });
+  const modes = /(\S.*)<- modes/.exec(screen)?.[1]?.trim().split(/\s+/) ?? [];
+  expect(modes.sort()).toEqual(['echo', 'icanon']);
 }
 
 /** The line of the message list that shows this id, selected or not. */
@@ -78,7 +85,7 @@ describe.skipIf(!haveTmux)('smq top on pgmq (real Postgres, real terminal)', () 
     (await client.query(`SELECT count(*)::int AS n FROM pgmq.q_${queue} WHERE msg_id = $1`, [id.toString()])).rows[0].n === 1;
 
   test('open a queue, open a message, delete it after confirming; the database agrees; quitting restores the terminal', async () => {
-    const t = startTopInShell(['--url', url, '--interval', '1']);
+    const t = startTopThenStty(['--url', url, '--interval', '1']);
     let screen = await t.waitFor(queue);
     expect(screen).toMatch(/smq top pgmq · postgres:\/\/\S+:\*\*\*@\S+ · PostgreSQL 15\.\d+/);
     expect(screen).toContain(':***@');
@@ -91,7 +98,7 @@ describe.skipIf(!haveTmux)('smq top on pgmq (real Postgres, real terminal)', () 
     await t.waitFor('filter (regex): /');
     t.type(`^${queue}$`);
     t.keys('Enter');
-    screen = await t.waitFor(new RegExp(`› ${queue}\\s+3\\s+0\\s+0\\s+3\\s`));
+    screen = await t.waitFor((s) => !s.includes('filter (regex)') && new RegExp(`› ${queue}\\s+3\\s+0\\s+0\\s+3\\s`).test(s));
     t.keys('Enter');
     screen = await t.waitFor(rowOf(ids[2]!));
     expect(screen).toContain(`${queue} · oldest first · all states · page 1`);
@@ -127,12 +134,10 @@ describe.skipIf(!haveTmux)('smq top on pgmq (real Postgres, real terminal)', () 
     t.keys('Escape');
     await t.waitFor('NAME▲');
     t.keys('q');
-    screen = await t.waitFor('top-exit=');
-    expect(screen).toContain('top-exit=0');
-    // Raw mode is off again and the alternate screen is gone.
-    expect(screen).toMatch(/(^| )icanon /);
-    expect(screen).toMatch(/(^| )echo /);
-    expect(screen).not.toContain('smq top pgmq');
+    expect(await t.waitForExit()).toBe(0);
+    await expectTerminalRestored(t);
+    // The alternate screen is gone: the TUI is nowhere on the screen or in its scrollback.
+    expect(t.captureAll()).not.toContain('smq top pgmq');
   });
 
   test('read-only: the UI offers no actions and the database refuses writes', async () => {
@@ -159,7 +164,7 @@ describe.skipIf(!haveTmux)('smq top on pgmq (real Postgres, real terminal)', () 
     await t.waitFor('filter (regex): /');
     t.type(`^${queue}$`);
     t.keys('Enter');
-    await t.waitFor(new RegExp(`› ${queue}\\s`));
+    await t.waitFor((s) => !s.includes('filter (regex)') && new RegExp(`› ${queue}\\s`).test(s));
     t.keys('Enter');
     screen = await t.waitFor(rowOf(ids[0]!));
     expect(screen).not.toContain('d delete');
@@ -296,16 +301,15 @@ describe.skipIf(!haveTmux)('smq top on a SmoothMQ SQLite file (real file, real t
   });
 
   test('SIGTERM while running still restores the terminal', async () => {
-    const t = startTopInShell(['--sqlite', file]);
+    const t = startTopThenStty(['--sqlite', file]);
     await t.waitFor(/orders\s+2\s/);
-    const shPid = t.pid();
-    const nodePid = Number(execFileSync('ps', ['-o', 'pid=', '--ppid', String(shPid)], { encoding: 'utf8' }).trim());
+    // The wrapping sh runs `sh -c script`, whose child is node.
+    const scriptPid = t.pid();
+    const nodePid = Number(execFileSync('ps', ['-o', 'pid=', '--ppid', String(scriptPid)], { encoding: 'utf8' }).trim());
     expect(nodePid).toBeGreaterThan(0);
     process.kill(nodePid, 'SIGTERM');
-    const screen = await t.waitFor('top-exit=');
-    expect(screen).toContain('top-exit=143');
-    expect(screen).toMatch(/(^| )icanon /);
-    expect(screen).toMatch(/(^| )echo /);
-    expect(screen).not.toContain('smq top sqlite');
+    expect(await t.waitForExit()).toBe(143);
+    await expectTerminalRestored(t);
+    expect(t.captureAll()).not.toContain('smq top sqlite');
   });
 });

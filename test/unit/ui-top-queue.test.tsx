@@ -360,3 +360,15 @@ describe('SmoothMQ tenants', () => {
     expect(h.frame()).toMatch(/0\/5/);
   });
 });
+
+describe('keys typed ahead of a prompt', () => {
+  test('what follows the Enter of a prompt goes to the screen after it', async () => {
+    const b = pgmq();
+    h = await renderTop(b, { timers: vi });
+    await h.press('/');
+    await h.paste('^ord\r\r');
+    await h.settle();
+    expect(h.frame()).not.toContain('filter (regex)');
+    expect(h.frame()).toMatch(/ID STATE/);
+  });
+});

@@ -185,6 +185,18 @@ export class PgmqBackend implements Backend {
   async createQueue(queue: string, options: CreateQueueOptions = {}): Promise<boolean> {
     this.name(queue);
     if (await this.exists(queue)) return false;
+    // pgmq names a queue's tables by the lower-cased name: "Orders" beside "orders" (or
+    // "ЗАКАЗЫ" beside "заказы") would share one table, and smq's compat schema would
+    // create nothing at all. Say so instead of reporting a queue that is not there.
+    const clash = await this.run<{ queue_name: string }>(
+      { text: 'SELECT queue_name FROM pgmq.meta WHERE lower(queue_name) = lower($1::text) AND queue_name <> $1::text LIMIT 1', values: [queue] },
+      queue,
+    );
+    if (clash[0]) {
+      throw new SmqError('invalid-queue-name', `queue ${JSON.stringify(queue)} clashes with the existing queue ${JSON.stringify(clash[0].queue_name)}`, {
+        hint: `pgmq keeps both in one table named by the lower-cased name; use ${JSON.stringify(clash[0].queue_name)}`,
+      });
+    }
     const fn = options.unlogged ? 'pgmq.create_unlogged' : 'pgmq.create';
     await this.run({ text: `SELECT ${fn}($1::text)`, values: [queue] }, queue);
     return true;

@@ -1,6 +1,7 @@
 // SQL for the pgmq backend, built by pure functions (unit-testable without a database).
 // Queue names never enter SQL text from the client: they are bound as values, and table
 // names are quoted by the server (format('%I') / regclass output).
+import { invalidInput } from '../../errors.js';
 import type { MessageState, PeekOptions } from '../types.js';
 
 export interface Query {
@@ -112,6 +113,10 @@ const STATE_WHERE: Record<Exclude<MessageState, 'failed'> | 'all', string> = {
 export function peekQuery(rel: string, cols: Columns, options: PeekOptions): Query {
   const state = options.state ?? 'all';
   if (state === 'failed') throw new Error('pgmq has no failed state');
+  // The state picks a fixed condition; anything else (even 'constructor') is refused.
+  if (!Object.hasOwn(STATE_WHERE, state)) {
+    throw invalidInput(`unknown state ${JSON.stringify(state)}`, 'use ready, inflight, delayed or all');
+  }
   const newest = options.order === 'newest';
   const text = `SELECT ${messageColumns(cols)}, ${STATE_CASE} AS state
 FROM ${rel}

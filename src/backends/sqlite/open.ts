@@ -22,6 +22,9 @@ export interface OpenFileOptions {
   readonly create?: boolean | undefined;
 }
 
+/** PRAGMA auto_vacuum's answer for FULL. */
+const AUTO_VACUUM_FULL = 1;
+
 const initHint = (path: string) => `run 'smq init --sqlite ${path}' to create a SmoothMQ file`;
 
 function connectionError(message: string, hint?: string, cause?: unknown): SmqError {
@@ -122,9 +125,11 @@ export function openSmoothMqFile(path: string, options: OpenFileOptions): Opened
     }
     if (check.kind !== 'smoothmq') throw connectionError(`${path} could not be set up as a SmoothMQ file`);
     if (!options.readOnly) {
-      // What SmoothMQ's DSN asks for on every open; both are no-ops when already in place.
-      db.pragma('journal_mode = WAL');
-      db.pragma('auto_vacuum = FULL');
+      // What SmoothMQ's DSN asks for on every open. Only where not yet in place: setting
+      // auto_vacuum takes the write lock even when it changes nothing, so every open (a
+      // peek too) would wait for, and could time out behind, another process's write.
+      if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') db.pragma('journal_mode = WAL');
+      if (Number(db.pragma('auto_vacuum', { simple: true })) !== AUTO_VACUUM_FULL) db.pragma('auto_vacuum = FULL');
     }
     return { db, hasRateLimits: check.hasRateLimits, created };
   } catch (e) {

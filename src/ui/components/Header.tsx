@@ -66,9 +66,9 @@ export function Header(p: HeaderProps) {
       <HealthLine monitor={p.monitor} hasHealth={p.hasHealth} />
       {outage ? (
         <Text color="red" bold wrap="truncate-end">
-          {`DATABASE UNREACHABLE: ${outage.message} · since ${formatClock(new Date(outage.since))} · ${outage.failures} failed ${
+          {`DATABASE UNREACHABLE since ${formatClock(new Date(outage.since))} · ${outage.failures} failed ${
             outage.failures === 1 ? 'attempt' : 'attempts'
-          }, retrying · data from ${last}`}
+          }, retrying · data from ${last} · ${outage.message}`}
         </Text>
       ) : (
         <Text> </Text>

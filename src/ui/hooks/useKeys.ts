@@ -64,11 +64,25 @@ const NO_KEY: Key = {
  * now and each next one a millisecond later, after the screen has rendered
  * what the previous one did (so "jj" moves twice, and "/ord" opens the filter and types).
  */
-export function routeKey(router: KeyRouter, input: string, key: Key): void {
+export function routeKey(router: KeyRouter, input: string, key: Key, typedText = false): void {
   const target = topTarget(router);
   if (!target) return;
-  if (input.length <= 1 || target.layer !== LAYER_SCREEN || key.ctrl || key.meta) {
+  // Ink has parsed a single key already; typed text left over from a chunk has not been.
+  if ((input.length <= 1 && !(typedText && target.layer === LAYER_SCREEN)) || key.ctrl || key.meta) {
     target.handler(input, key);
+    return;
+  }
+  if (target.layer !== LAYER_SCREEN) {
+    // A prompt takes the chunk as typed text up to its Enter; what follows the Enter is
+    // for whatever is on top once the prompt has closed.
+    const cr = input.indexOf('\r');
+    if (cr < 0 || cr === input.length - 1) {
+      target.handler(input, key);
+      return;
+    }
+    target.handler(input.slice(0, cr + 1), key);
+    const rest = input.slice(cr + 1);
+    setTimeout(() => routeKey(router, rest, NO_KEY, true), 1);
     return;
   }
   const presses = splitTyped(input).map((p) => ({ input: p.input, key: { ...NO_KEY, ...p.key } }));
