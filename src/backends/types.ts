@@ -140,6 +140,8 @@ export interface ServerInfo {
   readonly schema: string;
   /** Redacted URL or file path. */
   readonly location: string;
+  /** pgmq: the transaction isolation in effect on this backend's connections, read back from the server. */
+  readonly isolation?: string;
 }
 
 export interface Backend {

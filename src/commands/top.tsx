@@ -69,7 +69,13 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Snapshots without a terminal: one (or -n N, an interval apart), as an aligned table,
  * one JSON document (an array when N > 1), or one NDJSON line per refresh.
  */
-export async function printSnapshots(backend: Backend, io: Io, options: TopOptions, location: string): Promise<void> {
+export async function printSnapshots(
+  backend: Backend,
+  io: Io,
+  options: TopOptions,
+  location: string,
+  tenantFilter?: string,
+): Promise<void> {
   const count = options.once ? 1 : (options.refreshes ?? 1);
   const info = await backend.info().catch(() => undefined);
   let state: MonitorState = INITIAL_MONITOR;
@@ -80,7 +86,8 @@ export async function printSnapshots(backend: Backend, io: Io, options: TopOptio
     const queues = await backend.listQueues(threshold === undefined ? {} : { exactThreshold: threshold });
     const at = Date.now();
     state = refreshSucceeded(state, queues, at);
-    const rows = sortRows(state.rows.rows, DEFAULT_SORT);
+    const shown = tenantFilter === undefined ? state.rows.rows : state.rows.rows.filter((r) => r.tenant === tenantFilter);
+    const rows = sortRows(shown, DEFAULT_SORT);
     if (options.format === 'table') {
       if (count > 1) io.stdout.write(`${i > 0 ? '\n' : ''}# ${new Date(at).toISOString()} · refresh ${i + 1} of ${count}\n`);
       io.stdout.write(snapshotTable(rows, backend.capabilities));
@@ -96,9 +103,17 @@ export async function printSnapshots(backend: Backend, io: Io, options: TopOptio
 export async function runTop(argv: TopArgs): Promise<number> {
   const options = topOptions(argv);
   const io = ioOf(argv);
-  const target = await prepareTarget(argv);
-  // Without --tenant a SmoothMQ file shows every tenant's queues (tenantOf checks it when given).
-  const tenant = argv.tenant === undefined ? undefined : tenantOf(argv, target);
+  // --tenant is checked below: on pgmq it filters SmoothMQ pgmq-driver queues.
+  const target = await prepareTarget({ ...argv, tenant: undefined });
+  // Without --tenant a SmoothMQ file shows every tenant's queues. On pgmq, --tenant picks
+  // the queues SmoothMQ's pgmq driver keeps for that tenant (tnt_<hex>_<name>).
+  let tenant: number | undefined;
+  let tenantFilter: string | undefined;
+  if (argv.tenant !== undefined) {
+    if (target.kind === 'sqlite') tenant = tenantOf(argv, target);
+    else if (Number.isSafeInteger(argv.tenant) && argv.tenant >= 1) tenantFilter = String(argv.tenant);
+    else throw usageError(`--tenant must be a positive integer, not ${String(argv.tenant)}`);
+  }
   const location = describeTarget(target, io.env);
   const open = (t: number | undefined) =>
     openBackend(target, {
@@ -112,7 +127,7 @@ export async function runTop(argv: TopArgs): Promise<number> {
     const interactive =
       !options.once && !options.formatGiven && io.stdout.isTTY === true && io.stdin.isTTY === true && io.stdout === process.stdout;
     if (!interactive) {
-      await printSnapshots(backend, io, options, location);
+      await printSnapshots(backend, io, options, location, tenantFilter);
       return 0;
     }
     // SmoothMQ acts on one tenant per connection; the others are opened when first needed.
@@ -136,6 +151,7 @@ export async function runTop(argv: TopArgs): Promise<number> {
       readOnly: options.readOnly,
       exactThreshold: options.exactThreshold,
       maxRefreshes: options.refreshes,
+      tenantFilter,
     });
   } finally {
     const all = [backend, ...(await Promise.allSettled(others.values())).flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];

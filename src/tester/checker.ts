@@ -284,7 +284,9 @@ export class DeliveryChecker {
   /** A receiver's delete (or archive) of (sender, seq): ok when the queue removed it. */
   recordAck(sender: number, seq: number, ok: boolean): void {
     if (!this.inRange(sender, seq)) return;
-    const c = this.chunk(sender, seq, false);
+    // (Receivers only acknowledge what they received, so the slot normally exists; when it
+    // does not, allocate it anyway so that an event means the same whatever came before.)
+    const c = this.chunk(sender, seq, true);
     if (!c) return;
     const i = seq & CHUNK_MASK;
     const f = c.flags[i]!;

@@ -360,18 +360,6 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
 
 // ---- lifecycle -----------------------------------------------------------------------
 
-async function readIsolation(backend: Backend, info: object): Promise<string | null> {
-  if (backend.kind !== 'pgmq') return null;
-  const fromInfo = (info as { isolation?: unknown }).isolation;
-  if (typeof fromInfo === 'string') return fromInfo;
-  // Until ServerInfo carries it: the pgmq backend's pool answers SHOW on a connection with
-  // the same settings as the ones the calls use.
-  const pool = (backend as { pool?: { query(text: string): Promise<{ rows: { transaction_isolation?: string }[] }> } }).pool;
-  if (!pool) return null;
-  const r = await pool.query('SHOW transaction_isolation');
-  return r.rows[0]?.transaction_isolation ?? null;
-}
-
 async function main(): Promise<void> {
   const backends: Backend[] = [];
   try {
@@ -382,7 +370,7 @@ async function main(): Promise<void> {
       else receiverSlots.push({ index, backend, events: new EventBuffer(), malformed: [], receiveSince: undefined, consecutiveErrors: 0 });
     }
     const info = await backends[0]!.info();
-    post({ type: 'READY', info, isolation: await readIsolation(backends[0]!, info) });
+    post({ type: 'READY', info, isolation: info.isolation ?? null });
   } catch (e) {
     post({ type: 'ERROR', message: errorText(e), fatal: true });
     await Promise.all(backends.map((b) => b.close().catch(() => undefined)));

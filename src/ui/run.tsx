@@ -14,6 +14,7 @@ export interface InteractiveOptions {
   readonly readOnly: boolean;
   readonly exactThreshold?: number | undefined;
   readonly maxRefreshes?: number | undefined;
+  readonly tenantFilter?: string | undefined;
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
   readonly stderr?: NodeJS.WriteStream;
@@ -71,6 +72,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
         readOnly={options.readOnly}
         exactThreshold={options.exactThreshold}
         maxRefreshes={options.maxRefreshes}
+        tenantFilter={options.tenantFilter}
       />,
       // Ctrl-C is TopApp's, so it leaves through the same path as q.
       { stdout, stdin, stderr, exitOnCtrlC: false, patchConsole: true },

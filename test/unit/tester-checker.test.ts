@@ -82,6 +82,15 @@ describe('DeliveryChecker classes', () => {
     expect(s.examples.resurrected).toEqual([{ sender: 0, seq: 0, id: 'again' }]);
   });
 
+  test('an acknowledgement recorded before any delivery still makes a later redelivery a resurrection', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 1, 'acked');
+    c.recordAck(0, 0, true);
+    deliver(c, 0, 0, 0);
+    deliver(c, 0, 0, 1);
+    expect(c.summarize({ judgeLoss: true }).counts.resurrected).toBe(1);
+  });
+
   test('unexpected: carries the run id but was never sent (in range, out of range, unreadable)', () => {
     const c = newChecker(10, 2);
     deliver(c, 0, 3, 0, 'x1'); // in range, no send report

@@ -92,6 +92,17 @@ describe('queue list', () => {
     expect(h.frame()).not.toContain('tnt_');
   });
 
+  test('a tenant filter keeps only that tenant\'s driver queues', async () => {
+    const b = new FakeBackend({ kind: 'pgmq' });
+    b.addQueue(encodeDriverName(1, 'orders'));
+    b.addQueue(encodeDriverName(2, 'orders'));
+    b.addQueue(encodeDriverName(2, 'mail'));
+    h = await renderTop(b, { timers: vi, tenantFilter: '2' });
+    expect(h.frame()).toContain('2 of 2 queues');
+    expect(tableRows(h.frame()).map((l) => l.slice(2).split(/\s+/)[0])).toEqual(['mail', 'orders']);
+    expect(h.frame()).not.toContain('TENANT');
+  });
+
   test('estimated counts carry ~', async () => {
     const b = pgmq();
     b.addQueue('huge', { estimated: true });

@@ -81,8 +81,9 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
   // An idle client's error (server restart) must not kill the process; the next query reports it.
   pool.on('error', () => {});
   try {
-    const probe = await pool.query<{ version: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null }>(`
+    const probe = await pool.query<{ version: string; isolation: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null }>(`
       SELECT current_setting('server_version') AS version,
+             current_setting('transaction_isolation') AS isolation,
              (SELECT extversion FROM pg_extension WHERE extname = 'pgmq') AS ext,
              to_regclass('pgmq.smq_compat') IS NOT NULL AS compat,
              to_regclass('pgmq.meta') IS NOT NULL AS meta,
@@ -108,7 +109,7 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
     }
     const cols = new Set(row.cols ?? []);
     const columns: sql.Columns = { headers: cols.has('headers'), lastReadAt: cols.has('last_read_at') };
-    return new PgmqBackend(pool, ctx, columns, { backend: 'pgmq', serverVersion: `PostgreSQL ${row.version}`, schema, location });
+    return new PgmqBackend(pool, ctx, columns, { backend: 'pgmq', serverVersion: `PostgreSQL ${row.version}`, schema, location, isolation: row.isolation });
   } catch (e) {
     await pool.end().catch(() => {});
     throw mapPgError(e, ctx);
@@ -141,7 +142,7 @@ export class PgmqBackend implements Backend {
 
   private async run<R extends pg.QueryResultRow>(q: sql.Query, queue?: string): Promise<R[]> {
     try {
-      const r = await this.pool.query<R>(q.text, q.values);
+      const r = await this.pool.query<R>(q.name ? { name: q.name, text: q.text, values: q.values } : { text: q.text, values: q.values });
       return r.rows;
     } catch (e) {
       throw mapPgError(e, queue === undefined ? this.ctx : { ...this.ctx, queue });
@@ -323,14 +324,14 @@ export class PgmqBackend implements Backend {
   async delete(queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
     this.name(queue);
     if (ids.length === 0) return [];
-    const rows = await this.run<{ id: string }>({ text: 'SELECT * FROM pgmq.delete($1::text, $2::bigint[]) AS id', values: [queue, this.checkIds(ids)] }, queue);
+    const rows = await this.run<{ id: string }>(sql.deleteQuery(queue, this.checkIds(ids)), queue);
     return rows.map((r) => BigInt(r.id));
   }
 
   async archive(queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
     this.name(queue);
     if (ids.length === 0) return [];
-    const rows = await this.run<{ id: string }>({ text: 'SELECT * FROM pgmq.archive($1::text, $2::bigint[]) AS id', values: [queue, this.checkIds(ids)] }, queue);
+    const rows = await this.run<{ id: string }>(sql.archiveQuery(queue, this.checkIds(ids)), queue);
     return rows.map((r) => BigInt(r.id));
   }
 

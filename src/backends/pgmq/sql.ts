@@ -7,7 +7,15 @@ import type { MessageState, PeekOptions } from '../types.js';
 export interface Query {
   readonly text: string;
   readonly values: unknown[];
+  /**
+   * Hot-path statements are named, so node-postgres prepares them once per connection and
+   * the server skips parsing and planning on every call (the tester's send/read/delete loop).
+   * A name must stand for one text only: it carries the column variant.
+   */
+  readonly name?: string;
 }
+
+const variant = (cols: Columns) => `${cols.headers ? 'h' : ''}${cols.lastReadAt ? 'l' : ''}`;
 
 /** Which optional message columns this pgmq install has (1.5+: headers, 1.10+: last_read_at). */
 export interface Columns {
@@ -130,6 +138,7 @@ LIMIT $3::int`;
 
 export function readQuery(queue: string, vtSec: number, qty: number, cols: Columns): Query {
   return {
+    name: `smq_read_${variant(cols)}`,
     text: `SELECT ${messageColumns(cols, 'r')} FROM pgmq.read($1::text, $2::integer, $3::integer) r`,
     values: [queue, vtSec, qty],
   };
@@ -161,11 +170,12 @@ RETURNING ${messageColumns(cols)}`,
 export function sendQuery(queue: string, body: string, headers: Record<string, string> | undefined, delaySec: number, cols: Columns): Query {
   if (cols.headers) {
     return {
+      name: 'smq_send_h',
       text: 'SELECT * FROM pgmq.send($1::text, $2::jsonb, $3::jsonb, $4::integer) AS id',
       values: [queue, body, headers ? JSON.stringify(headers) : null, delaySec],
     };
   }
-  return { text: 'SELECT * FROM pgmq.send($1::text, $2::jsonb, $3::integer) AS id', values: [queue, body, delaySec] };
+  return { name: 'smq_send', text: 'SELECT * FROM pgmq.send($1::text, $2::jsonb, $3::integer) AS id', values: [queue, body, delaySec] };
 }
 
 export function sendBatchQuery(
@@ -177,11 +187,13 @@ export function sendBatchQuery(
 ): Query {
   if (cols.headers && headers) {
     return {
+      name: 'smq_send_batch_h',
       text: 'SELECT * FROM pgmq.send_batch($1::text, $2::jsonb[], $3::jsonb[], $4::integer) AS id',
       values: [queue, bodies, headers.map((h) => (h ? JSON.stringify(h) : null)), delaySec],
     };
   }
   return {
+    name: 'smq_send_batch',
     text: 'SELECT * FROM pgmq.send_batch($1::text, $2::jsonb[], $3::integer) AS id',
     values: [queue, bodies, delaySec],
   };
@@ -193,4 +205,12 @@ export function setVisibilityQuery(queue: string, ids: readonly bigint[], vtSec:
     text: `SELECT s.msg_id FROM unnest($2::bigint[]) AS i(id), LATERAL pgmq.set_vt($1::text, i.id, $3::integer) s`,
     values: [queue, ids.map(String), vtSec],
   };
+}
+
+export function deleteQuery(queue: string, ids: readonly string[]): Query {
+  return { name: 'smq_delete', text: 'SELECT * FROM pgmq.delete($1::text, $2::bigint[]) AS id', values: [queue, ids] };
+}
+
+export function archiveQuery(queue: string, ids: readonly string[]): Query {
+  return { name: 'smq_archive', text: 'SELECT * FROM pgmq.archive($1::text, $2::bigint[]) AS id', values: [queue, ids] };
 }

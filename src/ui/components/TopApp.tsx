@@ -43,6 +43,11 @@ export interface TopAppProps {
   readonly exactThreshold?: number | undefined;
   /** Quit after this many refreshes of the list (-n). */
   readonly maxRefreshes?: number | undefined;
+  /**
+   * Only this tenant's queues (pgmq: queues of SmoothMQ's pgmq driver, named
+   * tnt_<tenant>_<name>; on SQLite the backend itself is opened for one tenant).
+   */
+  readonly tenantFilter?: string | undefined;
   /** Fixed size (tests); otherwise the terminal's, following resizes. */
   readonly size?: TerminalSize | undefined;
   /** Called once when top quits (q, Ctrl-C, -n reached). */
@@ -124,7 +129,11 @@ export function TopApp(props: TopAppProps) {
 
   // ---- the list ---------------------------------------------------------------------------
   const filter = useMemo(() => compileFilter(filterText), [filterText]);
-  const allRows = state.rows.rows;
+  const tenantFilter = props.tenantFilter;
+  const allRows = useMemo(
+    () => (tenantFilter === undefined ? state.rows.rows : state.rows.rows.filter((r) => r.tenant === tenantFilter)),
+    [state.rows.rows, tenantFilter],
+  );
   const showTenant = distinctTenants(allRows) > 1;
   const columnIds = useMemo(() => availableColumns(caps, showTenant), [caps, showTenant]);
   const columns = useMemo(() => layoutColumns(columnIds, size.columns - GUTTER_WIDTH), [columnIds, size.columns]);
