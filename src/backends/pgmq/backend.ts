@@ -24,7 +24,10 @@ import { mapPgError, type PgErrorContext } from './errors.js';
 import * as sql from './sql.js';
 
 // Bigint columns (msg_id, counts) arrive as strings; we parse them where they are used.
-const DEFAULT_EXACT_THRESHOLD = 10_000;
+// Above this many live rows a queue's counts are estimated (marked ~) in listings: a refresh
+// of many queues then costs index look-ups, not scans. One queue's stats count further.
+const DEFAULT_EXACT_THRESHOLD = 1_000;
+const SINGLE_QUEUE_EXACT_THRESHOLD = 100_000;
 const DEFAULT_VT_SEC = 30;
 
 export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
@@ -158,14 +161,26 @@ export class PgmqBackend implements Backend {
   }
 
   async listQueues(options: ListQueuesOptions = {}): Promise<QueueStats[]> {
-    const rows = await this.run<StatsRow>(sql.listQueuesQuery(options.exactThreshold ?? DEFAULT_EXACT_THRESHOLD, null));
-    return rows.map(toStats);
+    return this.stats(null, options.exactThreshold ?? DEFAULT_EXACT_THRESHOLD);
   }
 
   async queueStats(queue: string): Promise<QueueStats> {
-    const rows = await this.run<StatsRow>(sql.listQueuesQuery(DEFAULT_EXACT_THRESHOLD, this.name(queue)), queue);
-    if (!rows[0]) throw queueNotFound(queue);
-    return toStats(rows[0]);
+    const [stats] = await this.stats(this.name(queue), SINGLE_QUEUE_EXACT_THRESHOLD);
+    if (!stats) throw queueNotFound(queue);
+    return stats;
+  }
+
+  /** 1 + ceil(queues / STATS_CHUNK) round trips; see sql.ts for why two steps. */
+  private async stats(queue: string | null, exactThreshold: number): Promise<QueueStats[]> {
+    const catalog = await this.run<CatalogRow>(sql.queueCatalogQuery(queue), queue ?? undefined);
+    const out: QueueStats[] = [];
+    for (let start = 0; start < catalog.length; start += sql.STATS_CHUNK) {
+      const chunk = catalog.slice(start, start + sql.STATS_CHUNK);
+      const targets = chunk.map((c) => ({ qrel: c.qrel, arel: c.arel, qLive: toNumber(c.q_live), aLive: toNumber(c.a_live) }));
+      const rows = await this.run<StatsRow>(sql.queueStatsQuery(targets, exactThreshold), queue ?? undefined);
+      for (const r of rows) out[start + r.i] = toStats(chunk[r.i]!, r);
+    }
+    return out.filter((x) => x !== undefined);
   }
 
   private async exists(queue: string): Promise<boolean> {
@@ -384,39 +399,49 @@ export class PgmqBackend implements Backend {
   }
 }
 
-interface StatsRow {
+interface CatalogRow {
   queue_name: string;
   is_partitioned: boolean;
   is_unlogged: boolean;
   created_at: Date | null;
+  qrel: string;
+  arel: string | null;
+  q_live: string | null;
+  a_live: string | null;
   q_inserted: string | null;
   q_deleted: string | null;
+}
+
+interface StatsRow {
+  i: number;
   ready: string | null;
   inflight: string | null;
   delayed: string | null;
   total: string | null;
-  oldest_age: number | null;
-  newest_age: number | null;
+  oldest: string | null;
+  newest: string | null;
   estimated: boolean | null;
   archived: string | null;
   archived_estimated: boolean | null;
 }
 
-function toStats(r: StatsRow): QueueStats {
+const age = (v: string | null): number | null => (v === null ? null : Math.max(0, Number(v)));
+
+function toStats(c: CatalogRow, r: StatsRow): QueueStats {
   return {
-    name: r.queue_name,
+    name: c.queue_name,
     ready: toNumber(r.ready),
     inFlight: toNumber(r.inflight),
     delayed: toNumber(r.delayed),
     total: toNumber(r.total),
     archived: toNumber(r.archived),
-    oldestAgeSec: r.oldest_age === null ? null : Math.max(0, r.oldest_age),
-    newestAgeSec: r.newest_age === null ? null : Math.max(0, r.newest_age),
+    oldestAgeSec: age(r.oldest),
+    newestAgeSec: age(r.newest),
     estimated: Boolean(r.estimated) || Boolean(r.archived_estimated),
-    createdAt: r.created_at,
-    isUnlogged: r.is_unlogged,
-    isPartitioned: r.is_partitioned,
-    insertedTotal: r.q_inserted === null ? undefined : toNumber(r.q_inserted),
-    removedTotal: r.q_deleted === null ? undefined : toNumber(r.q_deleted),
+    createdAt: c.created_at,
+    isUnlogged: c.is_unlogged,
+    isPartitioned: c.is_partitioned,
+    insertedTotal: c.q_inserted === null ? undefined : toNumber(c.q_inserted),
+    removedTotal: c.q_deleted === null ? undefined : toNumber(c.q_deleted),
   };
 }

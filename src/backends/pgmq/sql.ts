@@ -31,69 +31,84 @@ export function messageColumns(cols: Columns, prefix = ''): string {
   return list.join(', ');
 }
 
-// Per-queue statistics, run through query_to_xml so that one statement covers every queue:
-// the server builds each inner query with the table's regclass (already quoted), so no name
-// is spliced into SQL on the client. Small queues are counted exactly in one scan; above the
-// threshold the total comes from the statistics collector's live-tuple count, and only the
-// invisible part (vt > now(), served by the vt index) is counted.
-const EXACT_STATS = `SELECT count(*) FILTER (WHERE vt <= now()) AS ready,
- count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
- count(*) FILTER (WHERE vt > now() AND read_ct = 0) AS delayed,
- count(*) AS total,
- extract(epoch FROM now() - min(enqueued_at)) AS oldest,
- extract(epoch FROM now() - max(enqueued_at)) AS newest,
- false AS estimated
- FROM %1$s`;
+// Queue statistics in two steps, so that a refresh never grows into a scan of every queue:
+// 1. one catalog query: each queue's tables, quoted by the server (regclass output), and the
+//    statistics collector's live-tuple counts and insert/delete counters;
+// 2. one UNION ALL over those tables (in chunks of STATS_CHUNK queues). Small queues are
+//    counted exactly in one scan; above the threshold the total is the live-tuple estimate
+//    and only the invisible part (vt > now(), served by the vt index) is counted.
+// Table names in step 2 are the server's own quoted output from step 1, never a name typed
+// by a user.
 
-const ESTIMATED_STATS = `SELECT greatest(%2$s - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
- greatest(%2$s, i.inflight + i.delayed) AS total,
- (SELECT extract(epoch FROM now() - enqueued_at) FROM %1$s ORDER BY msg_id LIMIT 1) AS oldest,
- (SELECT extract(epoch FROM now() - enqueued_at) FROM %1$s ORDER BY msg_id DESC LIMIT 1) AS newest,
- true AS estimated
- FROM (SELECT count(*) FILTER (WHERE read_ct > 0) AS inflight, count(*) FILTER (WHERE read_ct = 0) AS delayed
-       FROM %1$s WHERE vt > now()) i`;
-
-/**
- * Stats of every queue (queue = null) or of one, in one round trip.
- * $1 = exact-count threshold, $2 = queue name or null.
- */
-export function listQueuesQuery(exactThreshold: number, queue: string | null): Query {
-  const text = `
-WITH q AS (
+export function queueCatalogQuery(queue: string | null): Query {
+  return {
+    text: `
+WITH t AS (
   SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at,
-         to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name))) AS qrel,
-         to_regclass(format('pgmq.%I', 'a_' || lower(m.queue_name))) AS arel
+         to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name))) AS q,
+         to_regclass(format('pgmq.%I', 'a_' || lower(m.queue_name))) AS a
   FROM pgmq.meta m
-  WHERE $2::text IS NULL OR m.queue_name = $2::text
-), s AS (
-  SELECT q.*,
-         pg_stat_get_live_tuples(q.qrel) AS q_live,
-         pg_stat_get_live_tuples(q.arel) AS a_live,
-         pg_stat_get_tuples_inserted(q.qrel) AS q_inserted,
-         pg_stat_get_tuples_deleted(q.qrel) AS q_deleted
-  FROM q WHERE q.qrel IS NOT NULL
+  WHERE $1::text IS NULL OR m.queue_name = $1::text
 )
-SELECT s.queue_name, s.is_partitioned, s.is_unlogged, s.created_at, s.q_inserted, s.q_deleted,
-       (xpath('/row/ready/text()', x.stats))[1]::text::bigint AS ready,
-       (xpath('/row/inflight/text()', x.stats))[1]::text::bigint AS inflight,
-       (xpath('/row/delayed/text()', x.stats))[1]::text::bigint AS delayed,
-       (xpath('/row/total/text()', x.stats))[1]::text::bigint AS total,
-       (xpath('/row/oldest/text()', x.stats))[1]::text::float8 AS oldest_age,
-       (xpath('/row/newest/text()', x.stats))[1]::text::float8 AS newest_age,
-       (xpath('/row/estimated/text()', x.stats))[1]::text::boolean AS estimated,
-       CASE WHEN s.arel IS NULL THEN NULL
-            WHEN s.a_live > $1::bigint THEN s.a_live
-            ELSE (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s', s.arel), false, true, '')))[1]::text::bigint
-       END AS archived,
-       s.arel IS NOT NULL AND s.a_live > $1::bigint AS archived_estimated
-FROM s,
-LATERAL (SELECT query_to_xml(
-           CASE WHEN s.q_live > $1::bigint
-                THEN format($est$${ESTIMATED_STATS}$est$, s.qrel, s.q_live)
-                ELSE format($ex$${EXACT_STATS}$ex$, s.qrel) END,
-           false, true, '') AS stats) x
-ORDER BY s.queue_name`;
-  return { text, values: [exactThreshold, queue] };
+SELECT queue_name, is_partitioned, is_unlogged, created_at,
+       q::text AS qrel, a::text AS arel,
+       pg_stat_get_live_tuples(q) AS q_live, pg_stat_get_live_tuples(a) AS a_live,
+       pg_stat_get_tuples_inserted(q) AS q_inserted, pg_stat_get_tuples_deleted(q) AS q_deleted
+FROM t WHERE q IS NOT NULL
+ORDER BY queue_name`,
+    values: [queue],
+  };
+}
+
+export interface StatsTarget {
+  /** Server-quoted table names from queueCatalogQuery. */
+  readonly qrel: string;
+  readonly arel: string | null;
+  readonly qLive: number;
+  readonly aLive: number;
+}
+
+/** Queues per statement of step 2: planning cost stays small, round trips stay few. */
+export const STATS_CHUNK = 100;
+
+const exactStats = (rel: string) => `SELECT count(*) FILTER (WHERE vt <= now()) AS ready,
+  count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
+  count(*) FILTER (WHERE vt > now() AND read_ct = 0) AS delayed,
+  count(*) AS total,
+  extract(epoch FROM now() - min(enqueued_at)) AS oldest,
+  extract(epoch FROM now() - max(enqueued_at)) AS newest,
+  false AS estimated
+FROM ${rel}`;
+
+const estimatedStats = (rel: string, live: string) => `SELECT greatest(${live} - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
+  greatest(${live}, i.inflight + i.delayed) AS total,
+  (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id LIMIT 1) AS oldest,
+  (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id DESC LIMIT 1) AS newest,
+  true AS estimated
+FROM (SELECT count(*) FILTER (WHERE read_ct > 0) AS inflight, count(*) FILTER (WHERE read_ct = 0) AS delayed
+      FROM ${rel} WHERE vt > now()) i`;
+
+/** Step 2 for up to STATS_CHUNK queues: one row per target, `i` its index in `targets`. */
+export function queueStatsQuery(targets: readonly StatsTarget[], exactThreshold: number): Query {
+  const values: unknown[] = [];
+  const bind = (v: number) => {
+    values.push(v);
+    return `$${values.length}::bigint`;
+  };
+  const parts = targets.map((t, i) => {
+    const live = t.qLive > exactThreshold;
+    const stats = live ? estimatedStats(t.qrel, bind(t.qLive)) : exactStats(t.qrel);
+    let archived = 'NULL::bigint';
+    let archivedEstimated = 'false';
+    if (t.arel !== null) {
+      if (t.aLive > exactThreshold) {
+        archived = bind(t.aLive);
+        archivedEstimated = 'true';
+      } else archived = `(SELECT count(*) FROM ${t.arel})`;
+    }
+    return `SELECT ${i} AS i, s.*, ${archived} AS archived, ${archivedEstimated} AS archived_estimated FROM (${stats}) s`;
+  });
+  return { text: parts.join('\nUNION ALL\n'), values };
 }
 
 /** The server-quoted name of a queue's live table, or null when the queue does not exist. */
