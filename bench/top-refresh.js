@@ -114,14 +114,15 @@ async function load(client, layout) {
 
 async function statementStats(client) {
   const r = await client.query(`SELECT query, calls, total_exec_time + total_plan_time AS total_time FROM pg_stat_statements
-    WHERE query LIKE '%query_to_xml%' OR query LIKE '%metrics_all%' OR query LIKE '%candidate-%'`);
+    WHERE query LIKE '%smq:queue-%' OR query LIKE '%metrics_all%' OR query LIKE '%candidate-%'`);
   const pick = (re) => r.rows.filter((x) => re.test(x.query) && !/pg_stat_statements/.test(x.query));
   const sum = (rows) => ({
     calls: rows.reduce((a, x) => a + Number(x.calls), 0),
     totalMs: rows.reduce((a, x) => a + Number(x.total_time), 0),
   });
   return {
-    list: sum(pick(/query_to_xml/)),
+    // One refresh is one catalog statement plus one stats statement per hundred queues.
+    list: { calls: sum(pick(/smq:queue-catalog/)).calls, totalMs: sum(pick(/smq:queue-/)).totalMs },
     metrics: sum(pick(/metrics_all/)),
     // Two statements per candidate refresh: their time adds up, their calls count once.
     candidate: { calls: sum(pick(/candidate-catalog/)).calls, totalMs: sum(pick(/candidate-/)).totalMs },

@@ -768,9 +768,9 @@ describe.each(KINDS)('SQL injection (%s)', (kind) => {
         expect(rel.startsWith('pgmq.')).toBe(true);
         const catalog = await run(pgSql.queueCatalogQuery(h));
         expect(catalog).toHaveLength(1);
-        const target = { qrel: String(catalog[0]?.['qrel']), arel: String(catalog[0]?.['arel']), qLive: 1, aLive: 1 };
-        expect(await run(pgSql.queueStatsQuery([target], 10_000))).toHaveLength(1);
-        expect(await run(pgSql.queueStatsQuery([target], 0))).toHaveLength(1); // the estimated branch
+        const target = { qrel: String(catalog[0]?.['qrel']), arel: String(catalog[0]?.['arel']) };
+        expect(await run(pgSql.queueStatsQuery([{ ...target, estimate: false, estimateArchive: false }]))).toHaveLength(1);
+        expect(await run(pgSql.queueStatsQuery([{ ...target, estimate: true, estimateArchive: true }]))).toHaveLength(1); // the estimated branch
         const peeked = await run(pgSql.peekQuery(rel, cols, { limit: 10, state: 'all' }));
         expect(peeked).toHaveLength(1);
         const msgId = BigInt(String(peeked[0]?.['msg_id']));

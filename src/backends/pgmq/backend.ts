@@ -28,6 +28,8 @@ import * as sql from './sql.js';
 // of many queues then costs index look-ups, not scans. One queue's stats count further.
 const DEFAULT_EXACT_THRESHOLD = 1_000;
 const SINGLE_QUEUE_EXACT_THRESHOLD = 100_000;
+/** Distinct stats statements a backend prepares at most; later ones run unprepared. */
+const MAX_PREPARED_STATS = 64;
 const DEFAULT_VT_SEC = 30;
 
 export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
@@ -124,6 +126,8 @@ export class PgmqBackend implements Backend {
   readonly capabilities: Capabilities;
   /** Server-quoted table names by queue, for direct reads (peek, naive dequeue). */
   private readonly tables = new Map<string, string>();
+  /** Names of the stats statements prepared so far (see MAX_PREPARED_STATS). */
+  private readonly preparedStats = new Set<string>();
 
   constructor(
     readonly pool: pg.Pool,
@@ -176,8 +180,17 @@ export class PgmqBackend implements Backend {
     const out: QueueStats[] = [];
     for (let start = 0; start < catalog.length; start += sql.STATS_CHUNK) {
       const chunk = catalog.slice(start, start + sql.STATS_CHUNK);
-      const targets = chunk.map((c) => ({ qrel: c.qrel, arel: c.arel, qLive: toNumber(c.q_live), aLive: toNumber(c.a_live) }));
-      const rows = await this.run<StatsRow>(sql.queueStatsQuery(targets, exactThreshold), queue ?? undefined);
+      const targets = chunk.map((c) => ({
+        qrel: c.qrel,
+        arel: c.arel,
+        estimate: toNumber(c.q_live) > exactThreshold,
+        estimateArchive: toNumber(c.a_live) > exactThreshold,
+      }));
+      const q = sql.queueStatsQuery(targets);
+      // Bound the statements prepared on a long-lived connection (queues come and go).
+      const named = this.preparedStats.size < MAX_PREPARED_STATS || this.preparedStats.has(q.name!);
+      if (named) this.preparedStats.add(q.name!);
+      const rows = await this.run<StatsRow>(named ? q : { text: q.text, values: q.values }, queue ?? undefined);
       for (const r of rows) out[start + r.i] = toStats(chunk[r.i]!, r);
     }
     return out.filter((x) => x !== undefined);

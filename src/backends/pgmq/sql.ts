@@ -1,8 +1,12 @@
 // SQL for the pgmq backend, built by pure functions (unit-testable without a database).
 // Queue names never enter SQL text from the client: they are bound as values, and table
 // names are quoted by the server (format('%I') / regclass output).
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { invalidInput } from '../../errors.js';
 import type { MessageState, PeekOptions } from '../types.js';
+
+const escapeLiteral = (text: string) => pg.escapeLiteral(text);
 
 export interface Query {
   readonly text: string;
@@ -42,7 +46,8 @@ export function messageColumns(cols: Columns, prefix = ''): string {
 
 export function queueCatalogQuery(queue: string | null): Query {
   return {
-    text: `
+    name: 'smq_queue_catalog',
+    text: `/* smq:queue-catalog */
 WITH t AS (
   SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at,
          to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name))) AS q,
@@ -64,8 +69,9 @@ export interface StatsTarget {
   /** Server-quoted table names from queueCatalogQuery. */
   readonly qrel: string;
   readonly arel: string | null;
-  readonly qLive: number;
-  readonly aLive: number;
+  /** Count this queue (or its archive) exactly, or estimate it from the statistics collector. */
+  readonly estimate: boolean;
+  readonly estimateArchive: boolean;
 }
 
 /** Queues per statement of step 2: planning cost stays small, round trips stay few. */
@@ -80,35 +86,31 @@ const exactStats = (rel: string) => `SELECT count(*) FILTER (WHERE vt <= now()) 
   false AS estimated
 FROM ${rel}`;
 
-const estimatedStats = (rel: string, live: string) => `SELECT greatest(${live} - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
-  greatest(${live}, i.inflight + i.delayed) AS total,
+const liveTuples = (rel: string) => `pg_stat_get_live_tuples(${escapeLiteral(rel)}::regclass)`;
+
+const estimatedStats = (rel: string) => `SELECT greatest(${liveTuples(rel)} - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
+  greatest(${liveTuples(rel)}, i.inflight + i.delayed) AS total,
   (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id LIMIT 1) AS oldest,
   (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id DESC LIMIT 1) AS newest,
   true AS estimated
 FROM (SELECT count(*) FILTER (WHERE read_ct > 0) AS inflight, count(*) FILTER (WHERE read_ct = 0) AS delayed
       FROM ${rel} WHERE vt > now()) i`;
 
-/** Step 2 for up to STATS_CHUNK queues: one row per target, `i` its index in `targets`. */
-export function queueStatsQuery(targets: readonly StatsTarget[], exactThreshold: number): Query {
-  const values: unknown[] = [];
-  const bind = (v: number) => {
-    values.push(v);
-    return `$${values.length}::bigint`;
-  };
+/**
+ * Step 2 for up to STATS_CHUNK queues: one row per target, `i` its index in `targets`.
+ * The text depends only on the set of queues and which are estimated, not on any count, so
+ * it is named and prepared: planning a union over a hundred tables costs more than running
+ * it, and a refresh of an unchanged list then reuses the plan.
+ */
+export function queueStatsQuery(targets: readonly StatsTarget[]): Query {
   const parts = targets.map((t, i) => {
-    const live = t.qLive > exactThreshold;
-    const stats = live ? estimatedStats(t.qrel, bind(t.qLive)) : exactStats(t.qrel);
+    const stats = t.estimate ? estimatedStats(t.qrel) : exactStats(t.qrel);
     let archived = 'NULL::bigint';
-    let archivedEstimated = 'false';
-    if (t.arel !== null) {
-      if (t.aLive > exactThreshold) {
-        archived = bind(t.aLive);
-        archivedEstimated = 'true';
-      } else archived = `(SELECT count(*) FROM ${t.arel})`;
-    }
-    return `SELECT ${i} AS i, s.*, ${archived} AS archived, ${archivedEstimated} AS archived_estimated FROM (${stats}) s`;
+    if (t.arel !== null) archived = t.estimateArchive ? liveTuples(t.arel) : `(SELECT count(*) FROM ${t.arel})`;
+    return `SELECT ${i} AS i, s.*, ${archived} AS archived, ${t.estimateArchive} AS archived_estimated FROM (${stats}) s`;
   });
-  return { text: parts.join('\nUNION ALL\n'), values };
+  const text = `/* smq:queue-stats */\n${parts.join('\nUNION ALL\n')}`;
+  return { text, values: [], name: `smq_stats_${createHash('sha1').update(text).digest('hex').slice(0, 20)}` };
 }
 
 /** The server-quoted name of a queue's live table, or null when the queue does not exist. */
