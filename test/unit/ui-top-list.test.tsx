@@ -1,8 +1,8 @@
 // The queue list of smq top, rendered through the shared wrapper with a fake backend and
 // fake timers.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { FakeBackend } from '../../src/ui/testing/fake-backend.js';
-import { KEYS, renderTop, type Harness } from '../../src/ui/testing/render.js';
+import { FakeBackend } from '../helpers/ui/fake-backend.js';
+import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
 import { encodeDriverName } from '../../src/ui/model/names.js';
 
 let h: Harness | undefined;

@@ -2,8 +2,8 @@
 // render wrapper with a fake backend and fake timers.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Backend } from '../../src/backends/types.js';
-import { FakeBackend } from '../../src/ui/testing/fake-backend.js';
-import { KEYS, renderTop, type Harness } from '../../src/ui/testing/render.js';
+import { FakeBackend } from '../helpers/ui/fake-backend.js';
+import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
 
 let h: Harness | undefined;
 beforeEach(() => {

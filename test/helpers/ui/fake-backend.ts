@@ -15,8 +15,8 @@ import type {
   ReceiveOptions,
   SendInput,
   ServerInfo,
-} from '../../backends/types.js';
-import { queueNotFound, SmqError } from '../../errors.js';
+} from '../../../src/backends/types.js';
+import { queueNotFound, SmqError } from '../../../src/errors.js';
 
 export const PGMQ_CAPABILITIES: Capabilities = {
   archive: true,

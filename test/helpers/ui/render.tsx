@@ -5,8 +5,8 @@
 // The test passes its `vi` in (this file lives in src/ui so it may not import vitest).
 import { act, type ReactElement } from 'react';
 import { render } from 'ink-testing-library';
-import type { Backend } from '../../backends/types.js';
-import { TopApp, type TopAppProps } from '../components/TopApp.js';
+import type { Backend } from '../../../src/backends/types.js';
+import { TopApp, type TopAppProps } from '../../../src/ui/components/TopApp.js';
 
 export interface TimerControl {
   advanceTimersByTimeAsync(ms: number): Promise<unknown>;
