@@ -175,6 +175,42 @@ results.pgbenchSend = await pgbenchTrials(sendScript);
 log(`pgbench: send -> read -> delete, ${CLIENTS} clients`);
 results.pgbenchCycle = await pgbenchTrials(cycleScript);
 
+// The ceiling of the client library itself: CLIENTS node-postgres connections in one thread,
+// each sending in a loop with the same prepared statement the pgmq backend uses, and nothing
+// else (no tester, no worker threads, no bookkeeping). On a host where client and server
+// share the cores, this is how close any Node client on node-postgres can come to pgbench.
+async function bareNodePostgresSend(seconds) {
+  const conns = await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      const c = new pg.Client({ connectionString: server.url });
+      await c.connect();
+      return c;
+    }),
+  );
+  await sql("SELECT pgmq.create('bench_bare')");
+  let sent = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    conns.map(async (c) => {
+      while (Date.now() < end) {
+        await c.query({
+          name: 'bare_send',
+          text: 'SELECT * FROM pgmq.send($1::text, $2::jsonb, $3::jsonb, $4::integer) AS id',
+          values: ['bench_bare', padded, null, 0],
+        });
+        sent++;
+      }
+    }),
+  );
+  await Promise.all(conns.map((c) => c.end()));
+  await sql("SELECT pgmq.drop_queue('bench_bare')");
+  return sent / seconds;
+}
+log(`bare node-postgres: pgmq.send, ${CLIENTS} connections in one thread`);
+await bareNodePostgresSend(WARMUP_SECONDS);
+results.bareSend = [];
+for (let i = 0; i < TRIALS; i++) results.bareSend.push(await bareNodePostgresSend(SECONDS));
+
 // Default: one thread per sender and per receiver. Packed: as many threads per role as
 // cores, each sender/receiver still on its own connection (see --threads).
 const CORES = os.availableParallelism();
@@ -253,6 +289,9 @@ for (const [workload, pgb, tester] of [
     );
   }
 }
+lines.push(
+  `| pgmq.send | bare node-postgres loop, ${CLIENTS} connections, no tester (the client library's ceiling) | ${round(median(results.pgbenchSend))} | ${round(median(results.bareSend))} | ${(median(results.bareSend) / median(results.pgbenchSend)).toFixed(2)} | ${trialsText(results.bareSend)} | ${trialsText(results.pgbenchSend)} |`,
+);
 lines.push('');
 for (const [name] of layouts) {
   const send = results.testerSend[name].reports;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { Target } from '../backends/target.js';
-import { ExitCode, usageError } from '../errors.js';
+import { ExitCode, SmqError, usageError } from '../errors.js';
 import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
 import {
   ACK_MODES,
@@ -37,6 +37,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly keep?: boolean | undefined;
   readonly ack: string;
   readonly drainTimeout: string;
+  readonly outageTimeout: string;
   readonly hdrLog?: string | undefined;
   readonly maxP99?: number | undefined;
   readonly isolation?: string | undefined;
@@ -90,6 +91,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     keep: argv.keep === true,
     ack: argv.ack as TesterConfig['ack'],
     drainTimeoutMs: parseDuration('drain-timeout', argv.drainTimeout),
+    outageTimeoutMs: parseDuration('outage-timeout', argv.outageTimeout),
     isolation,
     dequeue: argv.dequeue as TesterConfig['dequeue'],
     ...(argv.naivePauseMs !== undefined ? { naivePauseMs: num('naive-pause-ms', argv.naivePauseMs) } : {}),
@@ -102,9 +104,9 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
   return config;
 }
 
-/** 0 clean; 1 a violation or --max-p99 exceeded; 130 interrupted. */
+/** 0 clean; 1 a violation, a failed run or --max-p99 exceeded; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM). */
 export function exitCodeOf(report: TesterReport): number {
-  if (report.interrupted) return ExitCode.interrupted;
+  if (report.interrupted) return report.interruptedBy === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
   if (report.verdict !== 'clean' || report.maxP99?.exceeded) return ExitCode.failure;
   return ExitCode.ok;
 }
@@ -133,19 +135,23 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     }
     const run = new TesterRun(config);
 
-    // Ctrl-C once: stop the senders, drain briefly, print the partial report (exit 130).
-    // Twice: leave at once.
+    // Ctrl-C (or SIGTERM) once: stop the senders, drain briefly, print the partial report
+    // (exit 130, or 143 for SIGTERM). A second signal: leave at once.
     let interrupts = 0;
-    const onSigint = () => {
+    const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
       interrupts += 1;
       if (interrupts === 1) {
-        io.stderr.write('\nsmq tester: interrupted: stopping senders and draining briefly (Ctrl-C again to quit now)\n');
-        run.interrupt();
+        const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'signal again';
+        io.stderr.write(`\nsmq tester: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}: stopping senders and draining briefly (${again} to quit now)\n`);
+        run.interrupt(signal);
       } else {
-        process.exit(ExitCode.interrupted);
+        process.exit(signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted);
       }
     };
+    const onSigint = () => onSignal('SIGINT');
+    const onSigterm = () => onSignal('SIGTERM');
     process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigterm);
 
     const title = `smq tester · ${config.senders} senders → ${config.receivers} receivers · ${config.dequeue}`;
     let live: { stop(): Promise<void> } | undefined;
@@ -162,12 +168,19 @@ export async function runTester(argv: TesterArgs): Promise<number> {
       report = await run.run();
     } finally {
       process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
       run.off('progress', onProgress);
       await live?.stop();
     }
     if (json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
     else io.stdout.write(escapeControlKeepNewlines(formatReport(report)));
     if (config.keep && tempDir) io.stderr.write(`smq tester: kept ${escapeControl(target.kind === 'sqlite' ? target.path : '')}\n`);
+    if (report.failure !== null) {
+      const where = json ? 'the JSON report on stdout is partial' : 'the report above is partial';
+      // Interrupted meanwhile: the signal's exit code stands, the reason is still said.
+      if (report.interrupted) io.stderr.write(`smq tester: ${escapeControl(report.failure)} (${where})\n`);
+      else throw new SmqError('database', `tester stopped: ${report.failure}`, { hint: where });
+    }
     return exitCodeOf(report);
   } finally {
     if (tempDir && argv.keep !== true) rmSync(tempDir, { recursive: true, force: true });
@@ -193,6 +206,12 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('keep', { type: 'boolean', describe: 'keep the fresh queue (and the embedded SQLite file)' })
       .option('ack', { choices: ACK_MODES, default: 'delete', describe: 'how receivers acknowledge' })
       .option('drain-timeout', { type: 'string', default: '10s', requiresArg: true, describe: 'stop draining after this long with nothing new' })
+      .option('outage-timeout', {
+        type: 'string',
+        default: '30s',
+        requiresArg: true,
+        describe: 'give up (partial report, exit 1) when every call of a worker has failed for this long',
+      })
       .option('hdr-log', { type: 'string', requiresArg: true, describe: 'write an HdrHistogram log of end-to-end latency to FILE' })
       .option('max-p99', { type: 'number', requiresArg: true, describe: 'exit 1 when the end-to-end p99 exceeds this many ms' })
       .option('isolation', { choices: ISOLATIONS, describe: "PostgreSQL transaction isolation [default: the server's]" })

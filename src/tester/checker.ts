@@ -35,6 +35,8 @@ const F_DOUBLE = 1 << 3;
 const F_REDELIVERED = 1 << 4;
 const F_RESURRECTED = 1 << 5;
 const F_ACK_FAILED = 1 << 6;
+/** Acknowledged, never delivered, but found in the queue when the run ended: not lost. */
+const F_IN_QUEUE = 1 << 7;
 
 export type SendOutcome = 'acked' | 'uncertain';
 
@@ -70,7 +72,10 @@ export interface CheckerCounts {
   readonly resurrected: number;
   readonly unexpected: number;
   readonly uncertain: number;
-  /** Acknowledged sends not (yet) delivered when loss was not judged (interrupted, send-only). */
+  /**
+   * Acknowledged sends not (yet) delivered: when loss was not judged (interrupted, send-only,
+   * a failed run), or when the message was found still in the queue at the end.
+   */
   readonly notDrained: number;
   /** Delivered but never successfully deleted (informational). */
   readonly notDeleted: number;
@@ -127,6 +132,8 @@ export class DeliveryChecker {
   private ackedDeliveredCount = 0;
   private outOfRangeCount = 0;
   private readonly outOfRangeSeen = new Set<string>();
+  /** Senders whose thread died: what they sent last was never reported (uncertain, not unexpected). */
+  private readonly unreportedSenders = new Set<number>();
   /** Queue ids of deliveries whose send was not reported yet, to name them if they stay unexpected. */
   private readonly pendingIds = new Map<number, string>();
   private readonly detected: Record<'doubleDequeued' | 'redelivered' | 'resurrected' | 'unexpected', MessageRef[]> = {
@@ -237,9 +244,12 @@ export class DeliveryChecker {
 
   /**
    * A delivery of (sender, seq): startMs and leaseUntilMs on the queue's clock.
-   * Call in the order receive calls started (see OrderedEventMerger).
+   * Call in the order receive calls started (see OrderedEventMerger). deliveredBefore: the
+   * queue's read count says it handed the message out before, in a delivery the tester never
+   * saw (a receive whose answer was lost with its connection); its first delivery seen here
+   * is then a redelivery, not an ok one.
    */
-  recordDelivery(sender: number, seq: number, startMs: number, leaseUntilMs: number, id?: string): void {
+  recordDelivery(sender: number, seq: number, startMs: number, leaseUntilMs: number, id?: string, deliveredBefore = false): void {
     this.deliveryCount += 1;
     if (!this.inRange(sender, seq)) return this.outOfRange(sender, seq, id);
     const c = this.chunk(sender, seq, true);
@@ -257,6 +267,10 @@ export class DeliveryChecker {
       if ((f & SEND_MASK) === SEND_ACKED) this.ackedDeliveredCount += 1;
       else if ((f & SEND_MASK) === SEND_NONE && id !== undefined && this.pendingIds.size < PENDING_ID_LIMIT) {
         this.pendingIds.set(sender * 2 ** 32 + seq, id);
+      }
+      if (deliveredBefore && !(f & F_REDELIVERED)) {
+        c.flags[i] = f | F_REDELIVERED;
+        this.example(this.detected.redelivered, ref());
       }
     } else {
       let flag: number;
@@ -301,6 +315,29 @@ export class DeliveryChecker {
     }
   }
 
+  /**
+   * The message was seen in the queue after the drain. True when that matters: its send was
+   * acknowledged and no delivery of it was seen, so it is not lost (it is "not drained").
+   */
+  recordInQueue(sender: number, seq: number): boolean {
+    if (!this.inRange(sender, seq)) return false;
+    const c = this.chunk(sender, seq, false);
+    if (!c) return false;
+    const i = seq & CHUNK_MASK;
+    const f = c.flags[i]!;
+    if ((f & SEND_MASK) !== SEND_ACKED || c.deliveries[i]! > 0 || f & F_IN_QUEUE) return false;
+    c.flags[i] = f | F_IN_QUEUE;
+    return true;
+  }
+
+  /**
+   * The sender's thread died: sends it made after its last report are unknown. A delivery of
+   * one of them is uncertain, not unexpected.
+   */
+  recordSenderLost(sender: number): void {
+    if (isIndex(sender) && sender < this.senders) this.unreportedSenders.add(sender);
+  }
+
   /** A delivery carrying this run's id whose sender or sequence cannot be read. */
   recordMalformed(id: string): void {
     this.deliveryCount += 1;
@@ -339,7 +376,10 @@ export class DeliveryChecker {
           if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
           if (f & F_DOUBLE) doubleDequeued += 1;
           else if (f & F_RESURRECTED) resurrected += 1;
-          else if (state === SEND_NONE) {
+          else if (state === SEND_NONE && this.unreportedSenders.has(sender)) {
+            uncertain += 1;
+            if (uncertainExamples.length < this.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
+          } else if (state === SEND_NONE) {
             unexpected += 1;
             if (unexpectedExamples.length < this.maxExamples) {
               const seq = ci * CHUNK_SIZE + i;
@@ -350,7 +390,7 @@ export class DeliveryChecker {
             uncertain += 1;
             if (uncertainExamples.length < this.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
           } else if (n === 0) {
-            if (options.judgeLoss) {
+            if (options.judgeLoss && !(f & F_IN_QUEUE)) {
               lost += 1;
               if (lostExamples.length < this.maxExamples) lostExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
             } else {

@@ -37,6 +37,12 @@ export interface TesterConfig {
   readonly keep: boolean;
   readonly ack: 'delete' | 'archive';
   readonly drainTimeoutMs: number;
+  /**
+   * A worker whose calls have all failed for this long (the store unreachable, or refusing
+   * every call) gives up, and the run ends with a partial report. Default 30 s: a restart
+   * or a short network cut is ridden out.
+   */
+  readonly outageTimeoutMs?: number | undefined;
   readonly isolation?: Isolation | undefined;
   readonly dequeue: 'safe' | 'naive';
   /** naive only: pause between select and update, widening the race window. */
@@ -47,6 +53,8 @@ export interface TesterConfig {
   readonly runId?: string | undefined;
   readonly faults?: Faults;
 }
+
+export const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -93,6 +101,7 @@ export function validateConfig(c: TesterConfig): void {
   if (!(c.ratePerSec >= 0) || !Number.isFinite(c.ratePerSec)) throw usageError('--rate must be 0 or more messages per second');
   if (c.warmupMs < 0) throw usageError('--warmup must be 0 or more');
   if (c.drainTimeoutMs < 0) throw usageError('--drain-timeout must be 0 or more');
+  if (c.outageTimeoutMs !== undefined && !(c.outageTimeoutMs > 0)) throw usageError('--outage-timeout must be more than 0');
   if (c.maxP99Ms !== undefined && !(c.maxP99Ms > 0)) throw usageError('--max-p99 must be more than 0 ms');
   if (c.isolation !== undefined && c.target.kind !== 'pgmq') {
     throw usageError('--isolation is for PostgreSQL', 'SQLite transactions are always serializable');

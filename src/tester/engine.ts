@@ -9,10 +9,12 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { openBackend, type Backend, type ServerInfo } from '../backends/index.js';
 import { validateQueueName } from '../backends/names.js';
-import { SmqError } from '../errors.js';
+import type { ConnectionBudget } from '../backends/pgmq/backend.js';
+import { isSmqError, SmqError } from '../errors.js';
+import { decodeBody } from './body.js';
 import { DeliveryChecker, hasViolations } from './checker.js';
 import { monoUs } from './clock.js';
-import { validateConfig, type TesterConfig } from './config.js';
+import { DEFAULT_OUTAGE_TIMEOUT_MS, validateConfig, type TesterConfig } from './config.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
 import {
   addEncoded,
@@ -24,14 +26,30 @@ import {
   type HistogramName,
   type LatencySummary,
 } from './histograms.js';
-import { SEND_ACKED, type FromWorker, type ToWorker, type WorkerRole, type WorkerSetup, type WorkerTotals, type EventLoopStats } from './protocol.js';
+import {
+  SEND_ACKED,
+  type ErrorKind,
+  type EventLoopStats,
+  type FromWorker,
+  type ToWorker,
+  type WorkerRole,
+  type WorkerSetup,
+  type WorkerTotals,
+} from './protocol.js';
 import type { TesterReport, WorkerReport } from './report.js';
 import { addCounts, SeriesAggregator, zeroCounts, type SecondCounts, type SeriesPoint } from './series.js';
 
 /** How often the main thread checks the drain and releases ordered events. */
 const TICK_MS = 100;
-/** Ctrl-C: the drain that follows is at most this long. */
-const INTERRUPT_DRAIN_MS = 2000;
+/** Ctrl-C or SIGTERM: the drain that follows is at most this long (the whole stop stays under 2 s). */
+const INTERRUPT_DRAIN_MS = 1000;
+/** After the run: calls that failed on a lost connection are retried for this long (a restart settling). */
+const END_RETRY_MS = 5000;
+/** ... and for this long after an interrupt, which must end quickly. */
+const END_RETRY_INTERRUPTED_MS = 300;
+/** Messages read back from the queue, at most, to find acknowledged sends that were never received. */
+const IN_QUEUE_SCAN_LIMIT = 200_000;
+const IN_QUEUE_PAGE = 1000;
 /** With uncertain sends, once every acknowledged send is in, wait this long for stragglers. */
 const UNCERTAIN_GRACE_MS = 1000;
 /** A worker that does not answer STOP within this is terminated. */
@@ -42,6 +60,7 @@ const LAG_WARN_MS = 50;
 const CPU_WARN_SHARE = 0.9;
 
 export type TesterPhase = 'connecting' | 'sending' | 'draining' | 'stopping' | 'done';
+export type StopSignal = 'SIGINT' | 'SIGTERM';
 
 export interface TesterEnvironment {
   readonly backend: string;
@@ -100,13 +119,24 @@ interface WorkerSlot {
   /** When STOP went out (ms, Date.now), to end a worker whose call never returns. */
   stopSentAt: number;
   upToSecond: number;
+  /** Failed calls it reported (ERROR messages), by kind: the count when it dies without a result. */
+  readonly reportedErrors: Record<ErrorKind, number>;
 }
+
+type Role = readonly [role: WorkerRole, indices: number[], roleSlot: number];
+
+const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
+const isLostConnection = (e: unknown) => isSmqError(e) && e.kind === 'connection';
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const workerName = (role: WorkerRole, indices: readonly number[]) =>
+  indices.length === 1 ? `${role} ${indices[0]}` : `the ${role} thread of ${role}s ${indices.join(',')}`;
 
 export class TesterRun extends EventEmitter<TesterEvents> {
   readonly config: TesterConfig;
   readonly runId: string;
   private phase: TesterPhase = 'connecting';
   private interrupted = false;
+  private interruptSignal: StopSignal | undefined;
   private interruptedAtUs = 0;
   private workers: WorkerSlot[] = [];
   private checker!: DeliveryChecker;
@@ -137,10 +167,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     this.runId = config.runId ?? randomBytes(6).toString('hex');
   }
 
-  /** Ctrl-C: stop the senders, drain briefly, and report what there is (marked interrupted). */
-  interrupt(): void {
+  /** Ctrl-C (or SIGTERM): stop the senders, drain briefly, and report what there is (marked interrupted). */
+  interrupt(signal: StopSignal = 'SIGINT'): void {
     if (this.interrupted) return;
     this.interrupted = true;
+    this.interruptSignal = signal;
     this.interruptedAtUs = monoUs();
     for (const w of this.workers) if (w.role === 'sender') this.stopWorker(w);
   }
@@ -184,6 +215,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         throw new SmqError('usage', '--ack archive needs a store with an archive', { hint: 'use --ack delete' });
       }
       const info = await backend.info();
+      await this.checkConnections(backend);
       if (c.senders === 0) {
         messagesBefore = (await backend.queueStats(queue)).total; // throws queue-not-found
       } else {
@@ -192,12 +224,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       }
       if (c.hdrLogPath) this.openHdrLog(c.hdrLogPath);
 
-      const { isolation } = await this.spawn(queue);
-      const environment = this.environment(info, isolation);
+      // Ready before any worker runs: a worker that dies early is accounted for like any other.
+      const roles = this.plan();
       this.checker = new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender });
       this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id) => this.apply(kind, sender, seq, a, b, id));
-      this.series = new SeriesAggregator(this.workers.length);
+      this.series = new SeriesAggregator(roles.length);
       this.receiverUpTo = new Array<number>(this.receiverThreads).fill(0);
+      const { isolation } = await this.spawn(queue, roles);
+      const environment = this.environment(info, isolation);
       this.emit('start', { environment, queue, runId: this.runId, config: c });
 
       cpuStart = process.cpuUsage();
@@ -213,21 +247,67 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.setPhase(c.senders > 0 ? 'sending' : 'draining');
       if (c.senders === 0) this.beginDrain();
       await this.supervise();
-      if (this.fatal !== undefined) throw new SmqError('database', `tester stopped: ${this.fatal}`);
 
       const durationMs = (monoUs() - this.runStartUs) / 1000;
       const cpu = process.cpuUsage(cpuStart);
+      // A worker that gave up or died ends the run with a partial report (failure), never a verdict.
+      let failure = this.fatal;
+      let judgeLoss = !this.interrupted && c.receivers > 0 && failure === undefined;
+      const warnings: string[] = [];
+      const retryUntil = Date.now() + (this.interrupted ? END_RETRY_INTERRUPTED_MS : Math.min(END_RETRY_MS, this.outageTimeoutMs()));
+      let reachable = true;
       try {
-        messagesAfter = (await backend.queueStats(queue)).total;
-      } catch {
+        messagesAfter = (await this.retrying(retryUntil, () => backend.queueStats(queue))).total;
+      } catch (e) {
         messagesAfter = null;
+        reachable = !isLostConnection(e);
+        // Whatever the workers saw, a store that does not answer now cannot back a verdict.
+        failure ??= `the queue cannot be read after the run: ${errorText(e)}`;
+        judgeLoss = false;
+      }
+      // Acknowledged sends never received may still be in the queue: claimed by a receive whose
+      // answer was lost with its connection, they stay invisible until their visibility timeout.
+      // Those are not lost. Look before judging.
+      const missing = this.checker.ackedSends - this.checker.ackedDelivered;
+      if (judgeLoss && missing > 0) {
+        try {
+          const found = await this.retrying(retryUntil, () => this.findInQueue(backend, queue));
+          if (found > 0) {
+            warnings.push(
+              `${found} acknowledged message(s) were never received but are still in the queue ` +
+                `(claimed by a receive whose answer was lost, or not yet visible): not counted as lost`,
+            );
+          }
+        } catch (e) {
+          reachable = !isLostConnection(e);
+          failure = `cannot check the queue for the ${missing} acknowledged message(s) not received: ${errorText(e)}`;
+          judgeLoss = false;
+        }
       }
       // Only the fresh queue of the run is dropped; a queue named with --queue is the user's.
       if (created && c.queue === undefined && !c.keep) {
-        await backend.dropQueue(queue);
-        dropped = true;
+        try {
+          if (!reachable) throw new SmqError('connection', 'the database is unreachable');
+          await this.retrying(retryUntil, () => backend.dropQueue(queue));
+          dropped = true;
+        } catch (e) {
+          warnings.push(`the queue ${queue} created for the run was not dropped: ${errorText(e)}`);
+        }
       }
-      const report = this.buildReport({ startedAt, durationMs, queue, created, dropped, messagesBefore, messagesAfter, environment, cpu });
+      const report = this.buildReport({
+        startedAt,
+        durationMs,
+        queue,
+        created,
+        dropped,
+        messagesBefore,
+        messagesAfter,
+        environment,
+        cpu,
+        failure,
+        judgeLoss,
+        warnings,
+      });
       this.setPhase('done');
       this.emit('done', report);
       return report;
@@ -239,6 +319,69 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.closeHdrLog();
       await backend.close().catch(() => undefined);
     }
+  }
+
+  private outageTimeoutMs(): number {
+    return this.config.outageTimeoutMs ?? DEFAULT_OUTAGE_TIMEOUT_MS;
+  }
+
+  /** Runs fn; a lost connection is retried (the pool reconnects) until the deadline. */
+  private async retrying<T>(untilMs: number, fn: () => Promise<T>): Promise<T> {
+    for (let wait = 100; ; wait = Math.min(1000, wait * 2)) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (!isLostConnection(e) || Date.now() + wait > untilMs) throw e;
+        await sleep(wait);
+      }
+    }
+  }
+
+  /**
+   * Reads the queue back and marks this run's acknowledged, never received messages found
+   * there (they are not lost). Returns how many; reads at most IN_QUEUE_SCAN_LIMIT messages.
+   */
+  private async findInQueue(backend: Backend, queue: string): Promise<number> {
+    const missing = this.checker.ackedSends - this.checker.ackedDelivered;
+    let found = 0;
+    let scanned = 0;
+    let afterId: bigint | undefined;
+    while (found < missing && scanned < IN_QUEUE_SCAN_LIMIT) {
+      const page = await backend.peek(queue, { limit: IN_QUEUE_PAGE, state: 'all', order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) });
+      for (const m of page) {
+        const body = decodeBody(m.body, this.runId);
+        if (body.kind === 'ours' && this.checker.recordInQueue(body.sender, body.seq)) found += 1;
+      }
+      scanned += page.length;
+      if (page.length < IN_QUEUE_PAGE) break;
+      afterId = page[page.length - 1]!.id;
+    }
+    return found;
+  }
+
+  /**
+   * Every sender and receiver holds a connection of its own: refuse a run that needs more than
+   * the server has free, before anything is created (a usage problem on this server: exit 2).
+   */
+  private async checkConnections(backend: Backend): Promise<void> {
+    const probe = (backend as Partial<{ connectionBudget(): Promise<ConnectionBudget> }>).connectionBudget;
+    if (typeof probe !== 'function') return;
+    const c = this.config;
+    const need = c.senders + c.receivers;
+    let b: ConnectionBudget;
+    try {
+      b = await probe.call(backend);
+    } catch {
+      return; // the catalog could not be read: let the connections themselves tell
+    }
+    if (need <= b.free) return;
+    const why =
+      b.limitedBy === 'server'
+        ? `max_connections ${b.maxConnections}, ${b.inUse} in use, ${b.reserved} reserved for superusers`
+        : `the ${b.limitedBy}'s connection limit is ${b.limit}`;
+    throw new SmqError('usage', `--senders ${c.senders} --receivers ${c.receivers} need ${need} connections; the server has ${b.free} free (${why})`, {
+      hint: 'lower --senders or --receivers, or raise the limit (--threads does not help: each sender and receiver keeps its own connection)',
+    });
   }
 
   // ---- workers ------------------------------------------------------------------------
@@ -268,23 +411,29 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       durationMs: c.durationMs,
       ratePerSec: c.ratePerSec > 0 && c.senders > 0 ? c.ratePerSec / c.senders : 0,
       warmupMs: c.warmupMs,
+      outageTimeoutMs: this.outageTimeoutMs(),
       faults: c.faults ?? {},
     };
   }
 
-  /** Starts every worker and waits until each has connected. */
-  private spawn(queue: string): Promise<{ isolation: string | null }> {
+  /** The worker threads: role, the senders (receivers) each runs, and its place among its role's. */
+  private plan(): Role[] {
     const c = this.config;
     // One thread per sender and per receiver; with --threads, that many per role, the
     // senders (receivers) dealt out round-robin, each still with its own connection.
-    const deal = (role: WorkerRole, n: number): [WorkerRole, number[], number][] => {
+    const deal = (role: WorkerRole, n: number): Role[] => {
       const threads = Math.min(n, c.threads ?? n);
       const groups = Array.from({ length: threads }, () => [] as number[]);
       for (let i = 0; i < n; i++) groups[i % threads]!.push(i);
-      return groups.map((g, roleSlot) => [role, g, roleSlot]);
+      return groups.map((g, roleSlot) => [role, g, roleSlot] as const);
     };
     const roles = [...deal('sender', c.senders), ...deal('receiver', c.receivers)];
     this.receiverThreads = roles.filter(([role]) => role === 'receiver').length;
+    return roles;
+  }
+
+  /** Starts every worker and waits until each has connected. */
+  private spawn(queue: string, roles: readonly Role[]): Promise<{ isolation: string | null }> {
     let isolation: string | null = null;
     return new Promise((resolve, reject) => {
       let ready = 0;
@@ -296,7 +445,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       };
       roles.forEach(([role, indices, roleSlot], slot) => {
         const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: this.setupFor(role, indices, queue) });
-        const name = `${role} ${indices.join(',')}`;
+        const name = workerName(role, indices);
         const w: WorkerSlot = {
           role,
           indices,
@@ -309,6 +458,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           stopSent: false,
           stopSentAt: 0,
           upToSecond: 0,
+          reportedErrors: { connection: 0, other: 0 },
         };
         this.workers.push(w);
         worker.on('message', (m: FromWorker) => {
@@ -327,14 +477,30 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           if (!w.ready) fail(`${name}: ${e.message}`);
           else this.onFatal(`${name} crashed: ${e.message}`);
         });
-        worker.on('exit', () => {
+        worker.on('exit', (code) => {
           w.exited = true;
           if (!w.ready) fail(`${name} exited before connecting`);
-          else if (!w.result) this.onFatal(`${name} exited without a result`);
+          else if (!w.result) {
+            this.onWorkerLost(w);
+            // After a crash, 'error' has already said why.
+            this.onFatal(`${name} exited without a result (exit code ${code})`);
+          }
           this.finishing?.();
         });
       });
     });
+  }
+
+  /** A worker died without its result: what it had not reported yet is unknown. */
+  private onWorkerLost(w: WorkerSlot): void {
+    this.series.finish(w.slot);
+    if (w.role === 'receiver') {
+      // Its events so far are in; nothing more will come, so the others' are not held back.
+      for (const i of w.indices) this.merger.finish(i);
+      this.receiverUpTo[w.roleSlot] = Infinity;
+    } else {
+      for (const i of w.indices) this.checker.recordSenderLost(i);
+    }
   }
 
   private onFatal(message: string): void {
@@ -360,9 +526,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         break;
       case 'ERROR':
         this.errorCount += 1;
+        w.reportedErrors[m.kind] += 1;
         this.lastError = m.message;
         this.emit('workerError', { role: w.role, indices: w.indices, message: m.message });
-        if (m.fatal) this.onFatal(`${w.role} ${w.indices.join(',')}: ${m.message}`);
+        if (m.fatal) this.onFatal(`${workerName(w.role, w.indices)}: ${m.message}`);
         break;
       case 'READY':
         break;
@@ -399,8 +566,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   private apply(kind: Kind, sender: number, seq: number, a: number, b: number, id: bigint): void {
-    if (kind === EventKind.delivery) {
-      this.checker.recordDelivery(sender, seq, a, b, String(id));
+    if (kind === EventKind.delivery || kind === EventKind.redelivery) {
+      this.checker.recordDelivery(sender, seq, a, b, String(id), kind === EventKind.redelivery);
       this.lastDeliveryUs = monoUs();
     } else {
       this.checker.recordAck(sender, seq, kind === EventKind.ackOk);
@@ -489,7 +656,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         // A worker stuck in a call that never returns (a hung connection) is ended.
         for (const w of this.workers) {
           if (w.stopSent && !w.result && !w.exited && Date.now() - w.stopSentAt > STOP_TIMEOUT_MS) {
-            this.onFatal(`${w.role} ${w.indices.join(',')} did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
+            this.onFatal(`${workerName(w.role, w.indices)} did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
             void w.worker.terminate();
           }
         }
@@ -593,6 +760,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     messagesAfter: number | null;
     environment: TesterEnvironment;
     cpu: NodeJS.CpuUsage;
+    failure: string | undefined;
+    judgeLoss: boolean;
+    warnings: readonly string[];
   }): TesterReport {
     const c = this.config;
     const results = this.workers.map((w) => ({ w, r: w.result! })).filter((x) => x.r !== undefined);
@@ -601,8 +771,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const lat = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, summarize(merged[n])])) as Record<HistogramName, LatencySummary>;
     const rated = c.ratePerSec > 0;
 
-    const judgeLoss = !this.interrupted && c.receivers > 0;
-    const summary = this.checker.summarize({ judgeLoss });
+    const summary = this.checker.summarize({ judgeLoss: x.judgeLoss });
     const sum = (role: WorkerRole, f: (t: WorkerTotals) => number) =>
       results.filter(({ w }) => w.role === role).reduce((a, { r }) => a + f(r.totals), 0);
     const rate = (role: WorkerRole) => {
@@ -614,7 +783,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       return n > 0 && sec > 0 ? n / sec : 0;
     };
 
-    const warnings: string[] = [];
+    const warnings: string[] = [...x.warnings];
     const workers: WorkerReport[] = results.map(({ w, r }) => ({
       role: w.role,
       indices: w.indices,
@@ -645,6 +814,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     if (summary.counts.notDrained > 0 && c.receivers > 0) {
       warnings.push(`${summary.counts.notDrained} acknowledged send(s) were not received before the run ended (not judged as lost)`);
     }
+    // Errors by kind: from each worker's result, or what a worker that died had reported.
+    const errorsOf = (kind: ErrorKind) =>
+      this.workers.reduce((a, w) => a + (w.result ? (kind === 'connection' ? w.result.totals.connectionErrors : w.result.totals.otherErrors) : w.reportedErrors[kind]), 0);
+    const connectionErrors = errorsOf('connection');
+    const otherErrors = errorsOf('other');
 
     const judged = lat.endToEnd.count > 0 ? lat.endToEnd : lat.send;
     const maxP99 = c.maxP99Ms === undefined ? null : { limitMs: c.maxP99Ms, valueMs: judged.p99, exceeded: judged.p99 > c.maxP99Ms };
@@ -653,8 +827,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? this.lastError;
 
     return {
-      verdict: hasViolations(counts) ? 'violations' : 'clean',
+      verdict: x.failure !== undefined ? 'failed' : hasViolations(counts) ? 'violations' : 'clean',
+      failure: x.failure ?? null,
       interrupted: this.interrupted,
+      interruptedBy: this.interruptSignal ?? null,
       runId: this.runId,
       startedAt: x.startedAt.toISOString(),
       durationMs: Math.round(x.durationMs),
@@ -684,6 +860,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         keep: c.keep,
         ack: c.ack,
         drainTimeoutMs: c.drainTimeoutMs,
+        outageTimeoutMs: this.outageTimeoutMs(),
         isolation: c.isolation ?? null,
         dequeue: c.dequeue,
         naivePauseMs: c.naivePauseMs ?? 0,
@@ -705,7 +882,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         messagesAfter: x.messagesAfter,
       },
       tester: { warnings, cpuPercentOfCores: Math.round(cpuShare * 1000) / 10, cores, workers },
-      errors: { count: sum('sender', (t) => t.errors) + sum('receiver', (t) => t.errors), last: lastError ?? null },
+      errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
       maxP99,
       hdrLog: c.hdrLogPath ?? null,
     };

@@ -3,11 +3,12 @@
 //
 // One event = EVENT_STRIDE numbers: kind, sender, seq, a, b, key.
 //   delivery: a = delivery start, b = lease end (ms, queue clock); key = start of the receive call (µs, monotonic)
+//   redelivery: the same, for a delivery whose read count says the queue handed it out before
 //   ack:      a = b = 0;                                          key = end of the delete call (µs, monotonic)
 // The queue ids of deliveries travel beside them in a BigInt64Array (0 for acks).
 
 export const EVENT_STRIDE = 6;
-export const EventKind = { delivery: 0, ackOk: 1, ackFailed: 2 } as const;
+export const EventKind = { delivery: 0, ackOk: 1, ackFailed: 2, redelivery: 3 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
 /** A growable buffer of events, cut into transferable arrays at each flush. */

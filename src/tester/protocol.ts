@@ -16,6 +16,14 @@ export interface Faults {
   readonly failSendAfterEvery?: number;
   /** After every Nth send call, the sender deletes the first message it just sent, behind the receivers' backs. */
   readonly deleteAfterSendEvery?: number;
+  /**
+   * Every Nth receive call that returns messages throws their answer away and reports a lost
+   * connection instead: the messages stay claimed in the queue, unseen by the tester, as when
+   * the connection dies between the database's commit and the answer.
+   */
+  readonly loseReceiveAnswerEvery?: number;
+  /** One worker thread throws an uncaught error once its senders sent (receivers received) this many messages. */
+  readonly crashWorker?: { readonly role: WorkerRole; readonly index: number; readonly afterMessages: number };
 }
 
 /** workerData of every worker. */
@@ -43,6 +51,8 @@ export interface WorkerSetup {
   /** Sender: offered load of this sender (messages/s); 0 = as fast as possible. */
   readonly ratePerSec: number;
   readonly warmupMs: number;
+  /** A loop whose calls have failed without a break for this long gives up (the store is gone). */
+  readonly outageTimeoutMs: number;
   readonly faults: Faults;
 }
 
@@ -82,6 +92,10 @@ export interface WorkerTotals {
   readonly ackFailed: number;
   readonly emptyReceives: number;
   readonly errors: number;
+  /** Of errors: the connection failed or was lost (server down, restarting, network). */
+  readonly connectionErrors: number;
+  /** Of errors: everything else (database errors, injected faults). */
+  readonly otherErrors: number;
   /** Messages without this run's id that a receiver consumed. */
   readonly foreign: number;
   /** Messages deleted by the deleteAfterSendEvery fault. */
@@ -115,7 +129,10 @@ export type FromWorker =
       readonly totals: WorkerTotals;
       readonly eventLoop: EventLoopStats;
     }
-  | { readonly type: 'ERROR'; readonly message: string; readonly fatal: boolean };
+  | { readonly type: 'ERROR'; readonly message: string; readonly fatal: boolean; readonly kind: ErrorKind };
+
+/** How the tester counts a failed call. */
+export type ErrorKind = 'connection' | 'other';
 
 export const SEND_ACKED = 1;
 export const SEND_UNCERTAIN = 2;

@@ -26,8 +26,13 @@ export interface WorkerReport {
 }
 
 export interface TesterReport {
-  readonly verdict: 'clean' | 'violations';
+  /** failed: the run stopped early (see failure) and its counts are a partial report, not a verdict. */
+  readonly verdict: 'clean' | 'violations' | 'failed';
+  /** Why the run stopped early: a worker crashed or gave up, the store became unreachable. */
+  readonly failure: string | null;
   readonly interrupted: boolean;
+  /** The signal that interrupted the run (Ctrl-C is SIGINT). */
+  readonly interruptedBy: 'SIGINT' | 'SIGTERM' | null;
   readonly runId: string;
   readonly startedAt: string;
   readonly durationMs: number;
@@ -55,7 +60,8 @@ export interface TesterReport {
     readonly cores: number;
     readonly workers: readonly WorkerReport[];
   };
-  readonly errors: { readonly count: number; readonly last: string | null };
+  /** Failed calls: connection (server down, restarting, connection lost) and other (database errors, injected faults). */
+  readonly errors: { readonly count: number; readonly connection: number; readonly other: number; readonly last: string | null };
   readonly maxP99: { readonly limitMs: number; readonly valueMs: number; readonly exceeded: boolean } | null;
   readonly hdrLog: string | null;
 }
@@ -94,7 +100,8 @@ export function formatReport(r: TesterReport): string {
   const out: string[] = [];
   const env = r.environment;
   const cfg = r.config;
-  out.push(`smq tester ${r.interrupted ? '— INTERRUPTED, partial report' : ''}`.trimEnd());
+  const partial = r.failure !== null ? '— FAILED, partial report' : r.interrupted ? `— INTERRUPTED (${r.interruptedBy ?? 'SIGINT'}), partial report` : '';
+  out.push(`smq tester ${partial}`.trimEnd());
   out.push('');
   out.push(`store       ${String(env['location'])}${env['embedded'] ? '  (embedded SQLite file in a temporary folder)' : ''}`);
   out.push(`server      ${String(env['serverVersion'])}, ${String(env['schema'])}`);
@@ -153,13 +160,21 @@ export function formatReport(r: TesterReport): string {
     );
   }
   if (r.queue.messagesAfter !== null) out.push(`left in queue ${int(r.queue.messagesAfter)}`);
-  if (r.errors.count > 0) out.push(`errors      ${int(r.errors.count)}${r.errors.last ? `, last: ${r.errors.last}` : ''}`);
+  if (r.errors.count > 0) {
+    out.push(
+      `errors      ${int(r.errors.count)} (${int(r.errors.connection)} connection, ${int(r.errors.other)} other)` +
+        `${r.errors.last ? `, last: ${r.errors.last}` : ''}`,
+    );
+  }
   for (const w of r.tester.warnings) out.push(`warning: ${w}`);
   if (r.maxP99) {
     out.push(`--max-p99   ${fmt(r.maxP99.valueMs)} ms ${r.maxP99.exceeded ? '>' : '<='} ${fmt(r.maxP99.limitMs)} ms${r.maxP99.exceeded ? ' (EXCEEDED)' : ''}`);
   }
   if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);
   out.push('');
-  out.push(`verdict     ${r.interrupted ? 'interrupted' : r.verdict === 'clean' ? 'clean' : 'VIOLATIONS'}`);
+  if (r.failure !== null) out.push(`stopped     ${r.failure}`);
+  out.push(
+    `verdict     ${r.failure !== null ? 'FAILED (no verdict: the run stopped early)' : r.interrupted ? 'interrupted' : r.verdict === 'clean' ? 'clean' : 'VIOLATIONS'}`,
+  );
   return out.join('\n') + '\n';
 }

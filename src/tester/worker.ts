@@ -6,21 +6,25 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openBackend, type Backend } from '../backends/index.js';
-import { isSmqError } from '../errors.js';
+import { isSmqError, SmqError } from '../errors.js';
 import { decodeBody, encodeBody, PaddingCache } from './body.js';
 import { monoUs } from './clock.js';
 import { EventBuffer, EventKind } from './events.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs, type Histogram, type HistogramName } from './histograms.js';
-import { SEND_ACKED, SEND_UNCERTAIN, type FromWorker, type ReceiverReport, type ToWorker, type WorkerSetup } from './protocol.js';
+import { SEND_ACKED, SEND_UNCERTAIN, type ErrorKind, type FromWorker, type ReceiverReport, type ToWorker, type WorkerSetup } from './protocol.js';
 import { SecondCounter } from './series.js';
 
 /** How often a worker reports: often enough that the checker's ordering delay stays short. */
 const FLUSH_MS = 100;
 /** Empty receives back off from 1 ms to this, so an idle queue is not hammered. */
 const MAX_EMPTY_BACKOFF_MS = 32;
-/** After an error, wait before the next call (doubling up to 1 s). */
+/** After an error, wait before the next call (doubling up to 1 s, with jitter). */
 const ERROR_BACKOFF_MS = 50;
-/** This many failed calls in a row end a loop: the store is gone, not busy. */
+const MAX_BACKOFF_MS = 1000;
+/**
+ * This many failed calls in a row, none of them a connection failure, end a loop: the store
+ * answers, but refuses the work. (Connection failures end it after setup.outageTimeoutMs.)
+ */
 const MAX_CONSECUTIVE_ERRORS = 40;
 /**
  * better-sqlite3 answers synchronously, so a loop of awaited calls never reaches the event
@@ -36,6 +40,7 @@ function post(message: FromWorker, transfer: ArrayBuffer[] = []): void {
 }
 
 const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
+const errorKind = (e: unknown): ErrorKind => (isSmqError(e) && e.kind === 'connection' ? 'connection' : 'other');
 
 // ---- state shared by the loops of this thread ----------------------------------------------
 
@@ -89,6 +94,8 @@ const totals = {
   ackFailed: 0,
   emptyReceives: 0,
   errors: 0,
+  connectionErrors: 0,
+  otherErrors: 0,
   foreign: 0,
   faultDeleted: 0,
   measuredCount: 0,
@@ -101,23 +108,28 @@ const secondOf = (us: number) => Math.max(0, Math.floor((us - runStartUs) / 1e6)
 
 const lag = monitorEventLoopDelay({ resolution: 10 });
 
+/** Failed calls of one loop since its last successful one. */
+interface FailureRun {
+  consecutiveErrors: number;
+  /** When the first of them failed (µs, monotonic); undefined after a success. */
+  failingSinceUs: number | undefined;
+}
+
 /** One sender of this thread. */
-interface SenderSlot {
+interface SenderSlot extends FailureRun {
   readonly index: number;
   readonly backend: Backend;
   ranges: number[];
-  consecutiveErrors: number;
 }
 
 /** One receiver of this thread: its own event stream, so its events stay in its time order. */
-interface ReceiverSlot {
+interface ReceiverSlot extends FailureRun {
   readonly index: number;
   readonly backend: Backend;
   readonly events: EventBuffer;
   malformed: string[];
   /** Start of its receive call in progress: the watermark (no later event can be keyed earlier). */
   receiveSince: number | undefined;
-  consecutiveErrors: number;
 }
 
 const senderSlots: SenderSlot[] = [];
@@ -175,20 +187,59 @@ function recordSendRange(slot: SenderSlot, firstSeq: number, count: number, outc
   }
 }
 
-/** Counts a failed call; false when the loop should give up. */
-async function failed(slot: { consecutiveErrors: number }, e: unknown): Promise<boolean> {
+function countError(kind: ErrorKind): void {
   totals.errors += 1;
+  if (kind === 'connection') totals.connectionErrors += 1;
+  else totals.otherErrors += 1;
   counter.at(secondOf(monoUs())).errors += 1;
+}
+
+function succeeded(slot: FailureRun): void {
+  slot.consecutiveErrors = 0;
+  slot.failingSinceUs = undefined;
+}
+
+/**
+ * Counts a failed call and backs off before the next one; false when the loop should give
+ * up. A lost connection is retried: the next call takes a new connection from the pool (the
+ * pool drops a client whose connection failed), so a restarted server is picked up again.
+ */
+async function failed(slot: FailureRun, e: unknown): Promise<boolean> {
+  const kind = errorKind(e);
+  countError(kind);
+  const now = monoUs();
   totals.lastError = errorText(e);
   slot.consecutiveErrors += 1;
-  const fatal = (isSmqError(e) && e.kind === 'queue-not-found') || slot.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS;
-  post({ type: 'ERROR', message: totals.lastError, fatal });
-  if (fatal) return false;
-  await pause(Math.min(1000, ERROR_BACKOFF_MS * 2 ** Math.min(slot.consecutiveErrors - 1, 5)));
+  slot.failingSinceUs ??= now;
+  const failingMs = (now - slot.failingSinceUs) / 1000;
+  let fatal: string | undefined;
+  if (isSmqError(e) && e.kind === 'queue-not-found') fatal = totals.lastError;
+  else if (failingMs >= setup.outageTimeoutMs) {
+    fatal = `every call failed for ${(failingMs / 1000).toFixed(1)} s, giving up (last error: ${totals.lastError})`;
+  } else if (kind === 'other' && slot.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
+    fatal = `${slot.consecutiveErrors} calls failed in a row, giving up (last error: ${totals.lastError})`;
+  }
+  post({ type: 'ERROR', message: fatal ?? totals.lastError, fatal: fatal !== undefined, kind });
+  if (fatal !== undefined) return false;
+  // Jitter: many workers that lost their connections together do not come back in step.
+  const backoff = Math.min(MAX_BACKOFF_MS, ERROR_BACKOFF_MS * 2 ** Math.min(slot.consecutiveErrors - 1, 5));
+  await pause(backoff * (0.5 + Math.random() / 2));
   return true;
 }
 
 class InjectedFault extends Error {}
+
+/** Test hook (faults.crashWorker): this thread dies of an uncaught error after N messages. */
+const crash = setup.faults.crashWorker;
+let crashArmed = crash !== undefined && crash.role === setup.role && setup.indices.includes(crash.index);
+function maybeCrash(messages: number): void {
+  if (!crashArmed || messages < crash!.afterMessages) return;
+  crashArmed = false;
+  // From a timer, so that nothing of ours catches it: a real uncaught exception.
+  setTimeout(() => {
+    throw new Error(`injected crash after ${messages} messages (SMQ_TESTER_FAULTS crashWorker)`);
+  }, 0);
+}
 
 // ---- sender --------------------------------------------------------------------------
 
@@ -226,8 +277,9 @@ async function runSender(slot: SenderSlot): Promise<void> {
       const ids = n === 1 ? [await backend.send(queue, inputs[0]!)] : await backend.sendBatch(queue, inputs);
       if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();
-      slot.consecutiveErrors = 0;
+      succeeded(slot);
       totals.sent += n;
+      maybeCrash(totals.sent);
       counter.at(secondOf(endUs)).sent += n;
       recordSendRange(slot, seq, n, SEND_ACKED);
       if (startUs >= warmupEndUs) {
@@ -247,8 +299,7 @@ async function runSender(slot: SenderSlot): Promise<void> {
       recordSendRange(slot, seq, n, SEND_UNCERTAIN);
       seq += n;
       if (e instanceof InjectedFault) {
-        totals.errors += 1;
-        counter.at(secondOf(monoUs())).errors += 1;
+        countError('other');
         continue;
       }
       if (!(await failed(slot, e))) return;
@@ -261,10 +312,11 @@ async function runSender(slot: SenderSlot): Promise<void> {
 // ---- receiver ------------------------------------------------------------------------
 
 async function runReceiver(slot: ReceiverSlot): Promise<void> {
-  const { queue, runId, batch, vtSec, dequeue, naivePauseMs, ack } = setup;
+  const { queue, runId, batch, vtSec, dequeue, naivePauseMs, ack, faults } = setup;
   const { backend, events } = slot;
   const vtMs = vtSec * 1000;
   let emptyBackoffMs = 1;
+  let answered = 0;
   for (;;) {
     await yieldNow();
     if (stopping) break;
@@ -273,6 +325,10 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
     let messages;
     try {
       messages = await backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs });
+      const every = faults.loseReceiveAnswerEvery;
+      if (messages.length > 0 && every !== undefined && every > 0 && answered++ % every === every - 1) {
+        throw new SmqError('connection', `injected: the answer to a receive of ${messages.length} message(s) was lost with the connection`);
+      }
     } catch (e) {
       slot.receiveSince = undefined;
       if (!(await failed(slot, e))) return;
@@ -280,7 +336,7 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
     }
     const recvEnd = monoUs();
     slot.receiveSince = undefined;
-    slot.consecutiveErrors = 0;
+    succeeded(slot);
     if (recvStart >= warmupEndUs) recordUs(histograms.receive, recvEnd - recvStart);
     const second = secondOf(recvEnd);
     if (messages.length === 0) {
@@ -309,7 +365,9 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
       }
       const leaseMs = m.visibleAt.getTime();
       const startMs = m.lastReadAt ? m.lastReadAt.getTime() : leaseMs - vtMs;
-      events.push(EventKind.delivery, body.sender, body.seq, startMs, leaseMs, recvStart, m.id);
+      // A read count above 1 on a message: the queue handed it out before, perhaps to a
+      // receive whose answer never arrived (the checker has then not seen that delivery).
+      events.push(m.readCount > 1 ? EventKind.redelivery : EventKind.delivery, body.sender, body.seq, startMs, leaseMs, recvStart, m.id);
       ours.push({ sender: body.sender, seq: body.seq, id: m.id });
       // End-to-end only for first deliveries: a redelivery's age is the lease, not the queue.
       if (m.readCount <= 1 && Number.isFinite(body.sendStartUs)) {
@@ -327,6 +385,7 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
       if (recvStart >= warmupEndUs) measured += 1;
     }
     counter.at(second).received += messages.length - foreignHere;
+    maybeCrash(totals.received);
     if (measured > 0) {
       totals.measuredCount += measured;
       if (recvStart < totals.measuredFirstUs) totals.measuredFirstUs = recvStart;
@@ -339,7 +398,7 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
     let done: Set<bigint>;
     try {
       done = new Set(ack === 'archive' ? await backend.archive(queue, ids) : await backend.delete(queue, ids));
-      slot.consecutiveErrors = 0;
+      succeeded(slot);
     } catch (e) {
       done = new Set();
       if (!(await failed(slot, e))) return;
@@ -360,19 +419,37 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
 
 // ---- lifecycle -----------------------------------------------------------------------
 
+/** A connection that fails while the run starts (a server restarting) is tried again for a while. */
+const CONNECT_RETRY_MS = 10_000;
+
+async function connect(): Promise<Backend> {
+  const since = monoUs();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await openBackend(setup.target, { ...setup.open, create: false });
+    } catch (e) {
+      const failingMs = (monoUs() - since) / 1000;
+      if (stopping || errorKind(e) !== 'connection' || failingMs >= Math.min(setup.outageTimeoutMs, CONNECT_RETRY_MS)) throw e;
+      await pause(Math.min(MAX_BACKOFF_MS, ERROR_BACKOFF_MS * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const backends: Backend[] = [];
   try {
     for (const index of setup.indices) {
-      const backend = await openBackend(setup.target, { ...setup.open, create: false });
+      const backend = await connect();
       backends.push(backend);
-      if (setup.role === 'sender') senderSlots.push({ index, backend, ranges: [], consecutiveErrors: 0 });
-      else receiverSlots.push({ index, backend, events: new EventBuffer(), malformed: [], receiveSince: undefined, consecutiveErrors: 0 });
+      if (setup.role === 'sender') senderSlots.push({ index, backend, ranges: [], consecutiveErrors: 0, failingSinceUs: undefined });
+      else {
+        receiverSlots.push({ index, backend, events: new EventBuffer(), malformed: [], receiveSince: undefined, consecutiveErrors: 0, failingSinceUs: undefined });
+      }
     }
     const info = await backends[0]!.info();
     post({ type: 'READY', info, isolation: info.isolation ?? null });
   } catch (e) {
-    post({ type: 'ERROR', message: errorText(e), fatal: true });
+    post({ type: 'ERROR', message: errorText(e), fatal: true, kind: errorKind(e) });
     await Promise.all(backends.map((b) => b.close().catch(() => undefined)));
     return;
   }
@@ -383,7 +460,9 @@ async function main(): Promise<void> {
   try {
     await Promise.all(setup.role === 'sender' ? senderSlots.map(runSender) : receiverSlots.map(runReceiver));
   } catch (e) {
-    post({ type: 'ERROR', message: errorText(e), fatal: true });
+    countError(errorKind(e));
+    totals.lastError = errorText(e);
+    post({ type: 'ERROR', message: errorText(e), fatal: true, kind: errorKind(e) });
   } finally {
     clearInterval(timer);
   }

@@ -1,7 +1,7 @@
 // A throwaway PostgreSQL 15 server for the test suite: its own data folder in a temp dir,
 // a free port, scram passwords on TCP. It never touches a cluster it did not create.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +15,22 @@ export interface PgServer {
   readonly port: number;
   readonly dataDir: string;
   readonly socketDir: string;
+  /** Stops the server for good and removes its folder. */
   stop(): void;
+  /** `pg_ctl restart -m fast`; blocks this thread until the server is back. */
   restart(): void;
+  /** The same without blocking the event loop (a tester in this thread keeps running). */
+  restartAsync(): Promise<void>;
+  /** `pg_ctl stop -m fast`, keeping the data: start() brings it back. Does not block. */
+  halt(): Promise<void>;
+  /** Starts a halted server again (same port and settings). Does not block. */
+  start(): Promise<void>;
   pgCtl(...args: string[]): void;
+}
+
+export interface PgServerOptions {
+  /** Extra server settings (-c name=value), e.g. { max_connections: 20 }; they override the defaults. */
+  readonly settings?: Readonly<Record<string, string | number>>;
 }
 
 export async function freePort(): Promise<number> {
@@ -36,16 +49,30 @@ export async function freePort(): Promise<number> {
 const isRoot = () => process.getuid?.() === 0;
 
 /** Runs a server binary, as the postgres user when we are root (initdb refuses root). */
-function runAsOwner(bin: string, args: string[]): void {
+function ownerCommand(bin: string, args: string[]): [string, string[]] {
   const cmd = join(PG_BIN, bin);
-  const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+}
+
+function runAsOwner(bin: string, args: string[]): void {
+  const [file, argv] = ownerCommand(bin, args);
   const r = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) {
     throw new Error(`${bin} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`);
   }
 }
 
-export async function startPgServer(): Promise<PgServer> {
+function runAsOwnerAsync(bin: string, args: string[]): Promise<void> {
+  const [file, argv] = ownerCommand(bin, args);
+  return new Promise((resolve, reject) => {
+    execFile(file, argv, { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${bin} ${args.join(' ')} failed: ${stderr || stdout || err.message}`));
+      else resolve();
+    });
+  });
+}
+
+export async function startPgServer(options: PgServerOptions = {}): Promise<PgServer> {
   const root = mkdtempSync(join(tmpdir(), 'smq-pg-'));
   const dataDir = join(root, 'data');
   const socketDir = root;
@@ -64,12 +91,22 @@ export async function startPgServer(): Promise<PgServer> {
     '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync',
   ]);
   const port = await freePort();
-  const opts = [
-    `-p ${port}`, `-k ${socketDir}`, "-c listen_addresses=127.0.0.1", '-c fsync=off',
-    '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=200', '-c shared_buffers=256MB',
-  ].join(' ');
-  const pgCtl = (...args: string[]) => runAsOwner('pg_ctl', ['-D', dataDir, '-w', '-t', '60', ...args]);
-  pgCtl('-o', opts, '-l', join(root, 'server.log'), 'start');
+  const settings: Record<string, string | number> = {
+    listen_addresses: '127.0.0.1',
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: 200,
+    shared_buffers: '256MB',
+    ...options.settings,
+  };
+  const opts = [`-p ${port}`, `-k ${socketDir}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+  const log = join(root, 'server.log');
+  const ctlArgs = (...args: string[]) => ['-D', dataDir, '-w', '-t', '60', ...args];
+  const pgCtl = (...args: string[]) => runAsOwner('pg_ctl', ctlArgs(...args));
+  // -o and -l on every start: a restarted postmaster must not inherit pg_ctl's output pipe
+  // (spawnSync would then wait for the server to exit).
+  pgCtl('-o', opts, '-l', log, 'start');
   const adminUrl = `postgres://${user}:${encodeURIComponent(TEST_PG_PASSWORD)}@127.0.0.1:${port}/postgres`;
   const url = `postgres://${user}:${encodeURIComponent(TEST_PG_PASSWORD)}@127.0.0.1:${port}/smq_test`;
   runAsOwner('createdb', ['-h', socketDir, '-p', String(port), '-U', user, 'smq_test']);
@@ -80,10 +117,14 @@ export async function startPgServer(): Promise<PgServer> {
     dataDir,
     socketDir,
     pgCtl,
-    restart: () => pgCtl('-m', 'fast', 'restart'),
+    restart: () => pgCtl('-m', 'fast', '-o', opts, '-l', log, 'restart'),
+    restartAsync: () => runAsOwnerAsync('pg_ctl', ctlArgs('-m', 'fast', '-o', opts, '-l', log, 'restart')),
+    halt: () => runAsOwnerAsync('pg_ctl', ctlArgs('-m', 'fast', 'stop')),
+    start: () => runAsOwnerAsync('pg_ctl', ctlArgs('-o', opts, '-l', log, 'start')),
     stop() {
       try {
-        pgCtl('-m', 'immediate', 'stop');
+        // A halted server has nothing left to stop.
+        if (existsSync(join(dataDir, 'postmaster.pid'))) pgCtl('-m', 'immediate', 'stop');
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

@@ -407,9 +407,65 @@ export class PgmqBackend implements Backend {
     return { summary: parts.join(' · '), warnings };
   }
 
+  /**
+   * How many more connections this role may open to this database now: max_connections
+   * minus the reserved slots minus the client connections open (this one included), and
+   * the database's and the role's own connection limits.
+   */
+  async connectionBudget(): Promise<ConnectionBudget> {
+    const rows = await this.run<{
+      max_conn: number;
+      su_reserved: number;
+      reserved: number;
+      in_use: number;
+      db_limit: number | null;
+      db_in_use: number;
+      role_limit: number | null;
+      role_in_use: number;
+    }>({
+      text: `SELECT current_setting('max_connections')::int AS max_conn,
+        current_setting('superuser_reserved_connections')::int AS su_reserved,
+        coalesce(current_setting('reserved_connections', true)::int, 0) AS reserved,
+        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS in_use,
+        (SELECT datconnlimit FROM pg_database WHERE datname = current_database()) AS db_limit,
+        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database())::int AS db_in_use,
+        (SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user) AS role_limit,
+        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND usename = current_user)::int AS role_in_use`,
+      values: [],
+    });
+    const r = rows[0]!;
+    const reserved = r.su_reserved + r.reserved;
+    let free = r.max_conn - reserved - r.in_use;
+    let limitedBy: ConnectionBudget['limitedBy'] = 'server';
+    if (r.db_limit !== null && r.db_limit >= 0 && r.db_limit - r.db_in_use < free) {
+      free = r.db_limit - r.db_in_use;
+      limitedBy = 'database';
+    }
+    if (r.role_limit !== null && r.role_limit >= 0 && r.role_limit - r.role_in_use < free) {
+      free = r.role_limit - r.role_in_use;
+      limitedBy = 'role';
+    }
+    const limit = limitedBy === 'database' ? r.db_limit! : limitedBy === 'role' ? r.role_limit! : r.max_conn;
+    return { free: Math.max(0, free), maxConnections: r.max_conn, reserved, inUse: r.in_use, limitedBy, limit };
+  }
+
   async close(): Promise<void> {
     await this.pool.end().catch(() => {});
   }
+}
+
+export interface ConnectionBudget {
+  /** Connections this role may still open to this database. */
+  readonly free: number;
+  readonly maxConnections: number;
+  /** superuser_reserved_connections (+ reserved_connections on PostgreSQL 16+). */
+  readonly reserved: number;
+  /** Client connections open on the server now. */
+  readonly inUse: number;
+  /** What sets `free`: max_connections, the database's CONNECTION LIMIT or the role's. */
+  readonly limitedBy: 'server' | 'database' | 'role';
+  /** That limit's value. */
+  readonly limit: number;
 }
 
 interface CatalogRow {

@@ -27,7 +27,8 @@ export function isConnectionError(e: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   if (err.code && CONNECT_CODES.has(err.code)) return true;
   // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection exceptions
-  if (err.code && (/^08/.test(err.code) || /^57P0[123]$/.test(err.code))) return true;
+  // 53300 too many connections: the server is there but has no slot for us (yet)
+  if (err.code && (/^08/.test(err.code) || /^57P0[123]$/.test(err.code) || err.code === '53300')) return true;
   const msg = err.message ?? '';
   return /Connection terminated|connection timeout|timeout expired|Client has encountered a connection error|not queryable/i.test(msg);
 }
@@ -38,6 +39,19 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, ctx.secrets));
   const message = clean(err.message) ?? String(e);
 
+  if (err.code === '53300') {
+    return new SmqError('connection', `cannot connect to ${ctx.location}: ${message}`, {
+      hint: "the server's max_connections are in use: close other connections or raise max_connections",
+      cause: e,
+    });
+  }
+  // An established connection that went away (server restart, crash, terminated backend).
+  if (err.code === '57P01' || err.code === '57P02' || /Connection terminated unexpectedly/i.test(err.message ?? '')) {
+    return new SmqError('connection', `lost the connection to ${ctx.location}: ${message}`, {
+      hint: 'the server closed it (restarted, crashed or ended the session); check that it is running',
+      cause: e,
+    });
+  }
   if (isConnectionError(e)) {
     const reason = err.code && CONNECT_CODES.has(err.code) ? `${err.code} ${message}` : message;
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${reason}`, {
