@@ -42,7 +42,7 @@ import { addCounts, SeriesAggregator, zeroCounts, type SecondCounts, type Series
 /** How often the main thread checks the drain and releases ordered events. */
 const TICK_MS = 100;
 /** Ctrl-C or SIGTERM: the drain that follows is at most this long (the whole stop stays under 2 s). */
-const INTERRUPT_DRAIN_MS = 1000;
+const INTERRUPT_DRAIN_MS = 500;
 /** After the run: calls that failed on a lost connection are retried for this long (a restart settling). */
 const END_RETRY_MS = 5000;
 /** ... and for this long after an interrupt, which must end quickly. */
@@ -254,7 +254,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       let failure = this.fatal;
       let judgeLoss = !this.interrupted && c.receivers > 0 && failure === undefined;
       const warnings: string[] = [];
-      const retryUntil = Date.now() + (this.interrupted ? END_RETRY_INTERRUPTED_MS : Math.min(END_RETRY_MS, this.outageTimeoutMs()));
+      // A worker already gave up on the store (or died): no waiting for it to come back.
+      const retryMs = failure !== undefined ? 0 : this.interrupted ? END_RETRY_INTERRUPTED_MS : Math.min(END_RETRY_MS, this.outageTimeoutMs());
+      const retryUntil = Date.now() + retryMs;
       let reachable = true;
       try {
         messagesAfter = (await this.retrying(retryUntil, () => backend.queueStats(queue))).total;

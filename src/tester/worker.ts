@@ -215,7 +215,8 @@ async function failed(slot: FailureRun, e: unknown): Promise<boolean> {
   let fatal: string | undefined;
   if (isSmqError(e) && e.kind === 'queue-not-found') fatal = totals.lastError;
   else if (failingMs >= setup.outageTimeoutMs) {
-    fatal = `every call failed for ${(failingMs / 1000).toFixed(1)} s, giving up (last error: ${totals.lastError})`;
+    const what = kind === 'connection' ? 'the database has been unreachable' : 'every call has failed';
+    fatal = `${what} for ${(failingMs / 1000).toFixed(1)} s, giving up (last error: ${totals.lastError})`;
   } else if (kind === 'other' && slot.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
     fatal = `${slot.consecutiveErrors} calls failed in a row, giving up (last error: ${totals.lastError})`;
   }
