@@ -15,6 +15,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadPgServer } from './pg-server.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = join(BENCH, '..');
@@ -37,23 +38,6 @@ if (!existsSync(join(REPO, 'dist', 'tester', 'index.js'))) {
   process.exit(1);
 }
 
-// ---- the throwaway server: the test suite's own helper, compiled on the fly --------------
-async function loadPgServer() {
-  const out = mkdtempSync(join(os.tmpdir(), 'smq-bench-build-'));
-  writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
-  execFileSync(
-    process.execPath,
-    [
-      join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022',
-      '--types', 'node', '--skipLibCheck', '--outDir', out, join(REPO, 'test', 'helpers', 'pg-server.ts'),
-    ],
-    { stdio: 'inherit' },
-  );
-  const mod = await import(join(out, 'pg-server.js'));
-  rmSync(out, { recursive: true, force: true });
-  return mod;
-}
 
 const { startPgServer, TEST_PG_PASSWORD } = await loadPgServer();
 const { initPgmq } = await import('../dist/backends/pgmq/install.js');

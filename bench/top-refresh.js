@@ -18,12 +18,12 @@
 // SMQ_BENCH_PG_URL (use that server instead of a throwaway one; it needs
 // pg_stat_statements preloaded), SMQ_PG_BIN (PostgreSQL binaries).
 // Writes bench/top-refresh.results.json and prints a table.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { loadPgServer } from './pg-server.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = join(BENCH, '..');
@@ -53,23 +53,6 @@ const { initPgmq } = await import('../dist/backends/pgmq/install.js');
 const { openBackend } = await import('../dist/backends/index.js');
 const pg = (await import('pg')).default;
 
-/** The test suite's throwaway-server helper, compiled on the fly (as bench/run.js does). */
-async function loadPgServer() {
-  const out = mkdtempSync(join(os.tmpdir(), 'smq-topbench-build-'));
-  writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
-  execFileSync(
-    process.execPath,
-    [
-      join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022',
-      '--types', 'node', '--skipLibCheck', '--outDir', out, join(REPO, 'test', 'helpers', 'pg-server.ts'),
-    ],
-    { stdio: 'inherit' },
-  );
-  const mod = await import(join(out, 'pg-server.js'));
-  rmSync(out, { recursive: true, force: true });
-  return mod;
-}
 
 /** Queue sizes adding up to MESSAGES: all equal, or Zipf-like (a few large, many small). */
 function sizesFor(layout) {
