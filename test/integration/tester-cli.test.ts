@@ -33,7 +33,9 @@ describe('smq tester', () => {
 
   test('the text report on stdout; a violation exits 1', async () => {
     const r = await runCli(
-      ['tester', '--senders', '2', '--receivers', '4', '--messages', '200', '--batch', '10', '--dequeue', 'naive', '--naive-pause-ms', '20'],
+      // Enough batches and a wide select-to-update window that the race cannot miss, even
+      // when a loaded machine schedules the receiver threads one after another for a while.
+      ['tester', '--senders', '2', '--receivers', '4', '--messages', '1000', '--batch', '10', '--dequeue', 'naive', '--naive-pause-ms', '50'],
       { timeoutMs: 60_000 },
     );
     expect(r.code).toBe(1);
