@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { Capabilities, QueueStats } from '../../src/backends/types.js';
+import type { QueueStats } from '../../src/backends/types.js';
+import { PGMQ_CAPABILITIES, SQLITE_CAPABILITIES } from '../helpers/ui/fake-backend.js';
 import { applyQueueStats, EMPTY_ROWS, type QueueRow } from '../../src/ui/model/rows.js';
 import { compileFilter, filterRows, shiftSort, sortBy, sortRows, columnForSortKey } from '../../src/ui/model/sort.js';
 import { availableColumns, layoutColumns, COLUMN_GAP } from '../../src/ui/model/columns.js';
@@ -7,26 +8,8 @@ import { decodeDriverName, encodeDriverName } from '../../src/ui/model/names.js'
 import { recordDepths, sparkline } from '../../src/ui/model/history.js';
 import { snapshotJson, snapshotTable } from '../../src/ui/model/snapshot.js';
 
-const PGMQ_CAPS: Capabilities = {
-  archive: true,
-  headers: true,
-  attributes: false,
-  tenants: false,
-  maxRetries: false,
-  failedState: false,
-  unlogged: true,
-  jsonBodies: true,
-};
-const SQLITE_CAPS: Capabilities = {
-  archive: false,
-  headers: false,
-  attributes: true,
-  tenants: true,
-  maxRetries: true,
-  failedState: true,
-  unlogged: false,
-  jsonBodies: false,
-};
+const PGMQ_CAPS = PGMQ_CAPABILITIES;
+const SQLITE_CAPS = SQLITE_CAPABILITIES;
 
 function rows(...qs: Partial<QueueStats>[]): QueueRow[] {
   const full = qs.map(

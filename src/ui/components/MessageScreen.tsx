@@ -1,8 +1,9 @@
 // One message: facts, headers or attributes, and the whole body pretty-printed, scrollable.
 // Looked up with peek by id, which never changes the message.
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
+import { useOnTokenChange } from '../hooks/useOnTokenChange.js';
 import type { Backend, Capabilities, Message, MessageId } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { detailLines } from '../model/messages.js';
@@ -32,14 +33,7 @@ export function MessageScreen(p: MessageScreenProps) {
   const lines = message ? detailLines(message, p.capabilities, p.now) : [];
   const maxScroll = clampScroll(Number.MAX_SAFE_INTEGER, lines.length, bodyHeight);
 
-  const firstToken = useRef(true);
-  useEffect(() => {
-    if (firstToken.current) {
-      firstToken.current = false;
-      return;
-    }
-    reload();
-  }, [p.reloadToken]);
+  useOnTokenChange(p.reloadToken, reload);
 
   useKeyTarget(
     p.keys,

@@ -1,8 +1,9 @@
 // The queue view: one page of the selected queue's messages, read with peek (which never
 // changes them), newest or oldest first, filtered by state, paged by keyset.
-import { useEffect, useRef } from 'react';
+import { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
+import { useOnTokenChange } from '../hooks/useOnTokenChange.js';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
@@ -55,14 +56,7 @@ export function QueueScreen(p: QueueScreenProps) {
     if (p.paging.pageSize !== pageSize) p.onChange(setPageSize(p.paging, pageSize), p.selected);
   }, [pageSize, p.paging, p.selected, p.onChange]);
 
-  const firstToken = useRef(true);
-  useEffect(() => {
-    if (firstToken.current) {
-      firstToken.current = false;
-      return;
-    }
-    reload();
-  }, [p.reloadToken]);
+  useOnTokenChange(p.reloadToken, reload);
 
   // While the next page loads, the previous one stays on screen.
   const current = page;
