@@ -15,6 +15,11 @@ export interface OpenOptions {
   readonly poolSize?: number;
   /** pgmq: default_transaction_isolation of every connection (default: the server's). */
   readonly isolation?: 'read-committed' | 'repeatable-read' | 'serializable';
+  /**
+   * pgmq: one caller drives this backend in a tight loop (a tester worker). Everything runs
+   * on one dedicated connection through a lean protocol path (pgmq/wire.ts) instead of a pool.
+   */
+  readonly dedicated?: boolean;
 }
 
 export async function openBackend(target: Target, options: OpenOptions = {}): Promise<Backend> {

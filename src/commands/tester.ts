@@ -223,7 +223,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('threads', {
         type: 'number',
         requiresArg: true,
-        describe: 'worker threads per role [default: one per sender and per receiver]; each sender/receiver keeps its own connection',
+        describe: 'worker threads per role [default: Postgres half the cores, SQLite one per sender/receiver]; each sender/receiver keeps its own connection',
       })
       .option('naive-pause-ms', { type: 'number', requiresArg: true, describe: 'naive: pause between select and update (widens the race)' })
       .example('$0 tester', 'a short run on an embedded SQLite file')

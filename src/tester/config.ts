@@ -18,9 +18,9 @@ export interface TesterConfig {
   readonly senders: number;
   readonly receivers: number;
   /**
-   * Worker threads per role. Default: one per sender and one per receiver. Fewer threads
-   * than senders run several senders per thread, each with its own connection: cheaper
-   * when the machine has fewer cores than senders + receivers.
+   * Worker threads per role. Default: on Postgres half the cores (at least one), on SQLite
+   * one per sender and one per receiver (see Engine.threadsPerRole). Fewer threads than
+   * senders run several senders per thread, each with its own connection.
    */
   readonly threads?: number | undefined;
   /** Messages per sender; exactly one of messagesPerSender and durationMs. */

@@ -398,8 +398,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         ...(c.tenant !== undefined ? { tenant: c.tenant } : {}),
         ...(c.isolation !== undefined ? { isolation: c.isolation } : {}),
         connectTimeoutMs: c.connectTimeoutMs ?? 5000,
-        // One call at a time per worker: one connection is its own connection.
+        // One call at a time per sender/receiver, on its own connection, through the lean
+        // protocol path (pgmq/wire.ts): the tester's CPU per call is kept off the server's cores.
         poolSize: 1,
+        dedicated: true,
       },
       queue,
       runId: this.runId,
@@ -418,13 +420,31 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     };
   }
 
+  /**
+   * Threads per role: --threads, or by default on Postgres half the cores (at least one), and
+   * on SQLite one per sender and per receiver (better-sqlite3 answers synchronously: clients in
+   * one thread would take turns, never overlap).
+   *
+   * Why not one thread per client on Postgres: every event loop that sleeps and wakes for each
+   * round trip costs far more CPU than one loop serving several connections, and on a host
+   * whose cores the server shares that CPU is taken from the server. Measured on the 2-core
+   * bench host (bench/results): a bare pgmq.send loop on 8 connections ran at about 0.3x
+   * pgbench from 8 threads and 0.8x from one.
+   */
+  private threadsPerRole(n: number): number {
+    const c = this.config;
+    if (c.threads !== undefined) return c.threads;
+    if (c.target.kind === 'sqlite') return n;
+    return Math.max(1, Math.floor(os.availableParallelism() / 2));
+  }
+
   /** The worker threads: role, the senders (receivers) each runs, and its place among its role's. */
   private plan(): Role[] {
     const c = this.config;
-    // One thread per sender and per receiver; with --threads, that many per role, the
-    // senders (receivers) dealt out round-robin, each still with its own connection.
+    // The senders (receivers) dealt out round-robin over the role's threads, each still with
+    // its own connection.
     const deal = (role: WorkerRole, n: number): Role[] => {
-      const threads = Math.min(n, c.threads ?? n);
+      const threads = Math.min(n, this.threadsPerRole(n));
       const groups = Array.from({ length: threads }, () => [] as number[]);
       for (let i = 0; i < n; i++) groups[i % threads]!.push(i);
       return groups.map((g, roleSlot) => [role, g, roleSlot] as const);
@@ -850,7 +870,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       config: {
         senders: c.senders,
         receivers: c.receivers,
-        threadsPerRole: c.threads ?? null,
+        // Worker threads actually used by each role (see threadsPerRole).
+        threads: { senders: Math.min(c.senders, this.threadsPerRole(c.senders)), receivers: Math.min(c.receivers, this.threadsPerRole(c.receivers)) },
         messagesPerSender: c.messagesPerSender ?? null,
         durationMs: c.durationMs ?? null,
         sizeBytes: c.sizeBytes,

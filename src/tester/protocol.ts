@@ -35,7 +35,7 @@ export interface WorkerSetup {
    */
   readonly indices: readonly number[];
   readonly target: Target;
-  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize'>;
+  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'dedicated'>;
   readonly queue: string;
   readonly runId: string;
   readonly sizeBytes: number;

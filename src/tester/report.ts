@@ -96,6 +96,14 @@ const CLASS_LABEL: Record<ExampleClass, string> = {
  * The text report. Everything in it comes from the run or the database; callers escape it
  * for the terminal (queue names and server strings are not ours).
  */
+/** ' on 1 + 1 threads' (sender threads + receiver threads). */
+function threadsText(t: unknown): string {
+  if (typeof t !== 'object' || t === null) return '';
+  const { senders, receivers } = t as { senders?: unknown; receivers?: unknown };
+  const parts = [Number(senders) > 0 ? `${Number(senders)} sender` : '', Number(receivers) > 0 ? `${Number(receivers)} receiver` : ''].filter(Boolean);
+  return parts.length ? ` on ${parts.join(' + ')} thread(s)` : '';
+}
+
 export function formatReport(r: TesterReport): string {
   const out: string[] = [];
   const env = r.environment;
@@ -112,7 +120,7 @@ export function formatReport(r: TesterReport): string {
     : cfg['durationMs'] ? `${fmt(Number(cfg['durationMs']) / 1000)} s` : 'drain only';
   out.push(
     `run         ${String(cfg['senders'])} senders, ${String(cfg['receivers'])} receivers` +
-      (cfg['threadsPerRole'] ? ` on ${String(cfg['threadsPerRole'])} thread(s) per role` : '') +
+      threadsText(cfg['threads']) +
       `, ${amount}, ` +
       `${String(cfg['sizeBytes'])} B bodies, batch ${String(cfg['batch'])}, vt ${String(cfg['vtSec'])} s` +
       (Number(cfg['ratePerSec']) > 0 ? `, rate ${int(Number(cfg['ratePerSec']))}/s` : '') +

@@ -49,3 +49,16 @@ export const fixtures: Record<BackendKind, () => BackendFixture> = {
 };
 
 export const BACKEND_KINDS: BackendKind[] = ['pgmq', 'sqlite'];
+
+/**
+ * The contract suite's stores: both backends, and pgmq once more with a dedicated
+ * connection (the lean protocol path the tester's workers use, pgmq/wire.ts).
+ */
+export const CONTRACT_FIXTURES: Record<string, () => BackendFixture> = {
+  pgmq: fixtures.pgmq,
+  'pgmq (dedicated connection)': () => {
+    const fx = fixtures.pgmq();
+    return { ...fx, open: (options) => fx.open({ dedicated: true, ...options }) };
+  },
+  sqlite: fixtures.sqlite,
+};

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Backend } from '../../src/backends/types.js';
 import { SmqError } from '../../src/errors.js';
-import { BACKEND_KINDS, fixtures, uniqueQueue, type BackendFixture } from '../helpers/backends.js';
+import { CONTRACT_FIXTURES, uniqueQueue, type BackendFixture } from '../helpers/backends.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -16,13 +16,14 @@ async function expectKind(p: Promise<unknown>, kind: SmqError['kind']): Promise<
   expect((err as SmqError).kind).toBe(kind);
 }
 
-describe.each(BACKEND_KINDS)('Backend contract: %s', (kind) => {
+describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => {
+  const kind = name.startsWith('pgmq') ? 'pgmq' : 'sqlite';
   let fx: BackendFixture;
   let b: Backend;
   let q: string;
 
   beforeEach(async () => {
-    fx = fixtures[kind]();
+    fx = CONTRACT_FIXTURES[name]!();
     b = await fx.open();
     q = uniqueQueue();
     expect(await b.createQueue(q)).toBe(true);

@@ -22,6 +22,19 @@ import type {
 import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
 import * as sql from './sql.js';
+import { WirePool, type WireQuery } from './wire.js';
+
+/** What the backend uses of a pg.Pool; a WirePool (one dedicated connection) has the same. */
+interface QueryClient {
+  query<R extends pg.QueryResultRow>(q: string | WireQuery, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+interface PoolClient extends QueryClient {
+  release(destroy?: boolean | Error): void;
+}
+interface Pool extends QueryClient {
+  connect(): Promise<PoolClient>;
+  end(): Promise<void>;
+}
 
 // Bigint columns (msg_id, counts) arrive as strings; we parse them where they are used.
 // Above this many live rows a queue's counts are estimated (marked ~) in listings: a refresh
@@ -75,16 +88,20 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
   const settings: string[] = [];
   if (options.readOnly) settings.push('-c default_transaction_read_only=on');
   if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
-  const pool = new pg.Pool({
+  const config: pg.ClientConfig = {
     ...(url ? { connectionString: url } : {}),
-    max: options.poolSize ?? 4,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    idleTimeoutMillis: 10_000,
     application_name: 'smq',
     ...(settings.length ? { options: settings.join(' ') } : {}),
-  });
-  // An idle client's error (server restart) must not kill the process; the next query reports it.
-  pool.on('error', () => {});
+  };
+  let pool: Pool;
+  if (options.dedicated) pool = new WirePool(config) as Pool;
+  else {
+    const p = new pg.Pool({ ...config, max: options.poolSize ?? 4, idleTimeoutMillis: 10_000 });
+    // An idle client's error (server restart) must not kill the process; the next query reports it.
+    p.on('error', () => {});
+    pool = p as unknown as Pool;
+  }
   try {
     const probe = await pool.query<{ version: string; isolation: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null }>(`
       SELECT current_setting('server_version') AS version,
@@ -100,7 +117,7 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
     else if (row.compat) {
       const client = await pool.connect();
       try {
-        schema = `smq compat schema (pgmq ${(await compatVersion(client)) ?? '?'})`;
+        schema = `smq compat schema (pgmq ${(await compatVersion(client as unknown as pg.ClientBase)) ?? '?'})`;
       } finally {
         client.release();
       }
@@ -130,7 +147,7 @@ export class PgmqBackend implements Backend {
   private readonly preparedStats = new Set<string>();
 
   constructor(
-    readonly pool: pg.Pool,
+    readonly pool: Pool,
     private readonly ctx: PgErrorContext,
     readonly columns: sql.Columns,
     private readonly serverInfo: ServerInfo,
@@ -149,7 +166,7 @@ export class PgmqBackend implements Backend {
 
   private async run<R extends pg.QueryResultRow>(q: sql.Query, queue?: string): Promise<R[]> {
     try {
-      const r = await this.pool.query<R>(q.name ? { name: q.name, text: q.text, values: q.values } : { text: q.text, values: q.values });
+      const r = await this.pool.query<R>(q);
       return r.rows;
     } catch (e) {
       throw mapPgError(e, queue === undefined ? this.ctx : { ...this.ctx, queue });
@@ -292,8 +309,8 @@ export class PgmqBackend implements Backend {
     });
   }
 
-  private async transaction<T>(queue: string | undefined, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-    let client: pg.PoolClient;
+  private async transaction<T>(queue: string | undefined, fn: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (e) {

@@ -1,0 +1,235 @@
+// A lean query path for a backend that one caller drives in a tight loop (the tester's
+// workers): one dedicated connection, and the extended protocol spoken through pg-protocol
+// (node-postgres's own serializer and parser) without node-postgres's Client and Pool layers.
+//
+// Why: on a host where client and server share the cores, every microsecond of client CPU
+// per call is taken from the server. Measured on the 2-core bench host (bench/results), a
+// pgmq.send loop through pg.Client cost 85-120 µs of client CPU per call, this path 50-65 µs.
+//
+// node-postgres still opens the connection (TLS, SCRAM, every auth method and option it
+// supports); once it is ready for queries the socket is taken over. Named statements are
+// parsed and described once per connection, then each call is one Bind/Execute/Sync write.
+// Results are converted with node-postgres's type parsers and values with its value
+// encoding, so rows look exactly as they do through a pg.Pool.
+import type { Duplex } from 'node:stream';
+import pg from 'pg';
+import pgUtils from 'pg/lib/utils.js';
+import { parse, serialize } from 'pg-protocol';
+import type { BackendMessage, DataRowMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
+
+export interface WireQuery {
+  readonly name?: string | undefined;
+  readonly text: string;
+  readonly values?: readonly unknown[] | undefined;
+}
+
+interface Field {
+  readonly name: string;
+  readonly parse: (text: string) => unknown;
+}
+
+interface Pending {
+  /** The named statement this call parses and describes first, if it is not prepared yet. */
+  readonly preparing: string | undefined;
+  fields: readonly Field[];
+  readonly rows: Record<string, unknown>[];
+  error: unknown;
+  resolve(rows: Record<string, unknown>[]): void;
+  reject(e: unknown): void;
+}
+
+const EXECUTE_SYNC = Buffer.concat([serialize.execute({}), serialize.sync()]);
+const DESCRIBE_PORTAL = serialize.describe({ type: 'P' });
+const NO_FIELDS: readonly Field[] = [];
+
+/** The error a call in flight gets when its connection goes away; mapPgError knows the text. */
+function terminated(cause?: unknown): Error {
+  return new Error('Connection terminated unexpectedly', cause === undefined ? undefined : { cause });
+}
+
+/** One connection of the lean path. Calls may overlap: they are pipelined, answered in order. */
+class WireConnection {
+  private readonly pending: Pending[] = [];
+  /** Named statements parsed on this connection, with their result fields. */
+  private readonly statements = new Map<string, readonly Field[]>();
+  private closed = false;
+  private lastError: unknown;
+
+  private constructor(private readonly stream: Duplex) {
+    stream.removeAllListeners('data');
+    void parse(stream, (m) => this.onMessage(m));
+    stream.on('error', (e) => {
+      this.lastError = e;
+    });
+    stream.on('close', () => this.fail(terminated(this.lastError)));
+  }
+
+  static async open(config: pg.ClientConfig): Promise<WireConnection> {
+    const client = new pg.Client(config);
+    // After the takeover the client only sees its socket close; that is not an error to us.
+    client.on('error', () => {});
+    await client.connect();
+    return new WireConnection(client.connection.stream);
+  }
+
+  get usable(): boolean {
+    return !this.closed;
+  }
+
+  query(q: WireQuery): Promise<Record<string, unknown>[]> {
+    if (this.closed) return Promise.reject(terminated(this.lastError));
+    const values = (q.values ?? []).map((v) => pgUtils.prepareValue(v));
+    let out: Buffer;
+    let preparing: string | undefined;
+    let fields = NO_FIELDS;
+    if (q.name) {
+      const known = this.statements.get(q.name);
+      const bind = serialize.bind({ statement: q.name, values });
+      if (known) {
+        fields = known;
+        out = Buffer.concat([bind, EXECUTE_SYNC]);
+      } else {
+        preparing = q.name;
+        out = Buffer.concat([serialize.parse({ name: q.name, text: q.text }), serialize.describe({ type: 'S', name: q.name }), bind, EXECUTE_SYNC]);
+      }
+    } else {
+      out = Buffer.concat([serialize.parse({ text: q.text }), serialize.bind({ values }), DESCRIBE_PORTAL, EXECUTE_SYNC]);
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ preparing, fields, rows: [], error: undefined, resolve, reject });
+      this.stream.write(out);
+    });
+  }
+
+  private onMessage(m: BackendMessage): void {
+    const p = this.pending[0];
+    switch (m.name) {
+      case 'dataRow': {
+        if (!p) return;
+        const values = (m as DataRowMessage).fields;
+        const row: Record<string, unknown> = {};
+        const fields = p.fields;
+        for (let i = 0; i < fields.length; i++) {
+          const v = values[i];
+          row[fields[i]!.name] = v === null || v === undefined ? null : fields[i]!.parse(v);
+        }
+        p.rows.push(row);
+        return;
+      }
+      case 'rowDescription':
+        if (p) {
+          p.fields = (m as RowDescriptionMessage).fields.map((f) => ({ name: f.name, parse: pg.types.getTypeParser(f.dataTypeID, 'text') as (t: string) => unknown }));
+        }
+        return;
+      case 'error':
+        if (p) p.error ??= m;
+        else this.lastError = m; // e.g. the server's notice of a shutdown, just before it closes
+        return;
+      case 'readyForQuery': {
+        if (!p) return;
+        this.pending.shift();
+        if (p.error !== undefined) p.reject(p.error);
+        else {
+          if (p.preparing !== undefined) this.statements.set(p.preparing, p.fields);
+          p.resolve(p.rows);
+        }
+        return;
+      }
+      default:
+        // parseComplete, bindComplete, parameterDescription, noData, commandComplete,
+        // notices, parameter status, notifications: nothing to do.
+        return;
+    }
+  }
+
+  private fail(e: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const p of this.pending.splice(0)) p.reject(e);
+  }
+
+  async end(): Promise<void> {
+    if (this.closed) return;
+    const gone = new Promise<void>((resolve) => {
+      this.stream.once('close', () => resolve());
+      setTimeout(resolve, 1000).unref();
+    });
+    this.stream.write(serialize.end());
+    this.stream.end();
+    await gone;
+    this.fail(terminated());
+  }
+}
+
+/** The client a transaction gets: the dedicated connection, held until release(). */
+export interface WireClient {
+  query<R = Record<string, unknown>>(text: string | WireQuery, values?: readonly unknown[]): Promise<{ rows: R[] }>;
+  release(destroy?: boolean | Error): void;
+}
+
+/**
+ * What PgmqBackend needs from a pg.Pool (query, connect/release, end), on one dedicated
+ * connection that is opened on first use and opened again after it is lost. A transaction
+ * holds the connection: other calls wait until it is released.
+ */
+export class WirePool {
+  private connection: WireConnection | undefined;
+  private connecting: Promise<WireConnection> | undefined;
+  private held: Promise<void> | undefined;
+  private ended = false;
+
+  constructor(private readonly config: pg.ClientConfig) {}
+
+  private async conn(): Promise<WireConnection> {
+    if (this.ended) throw new Error('Client was closed and is not queryable');
+    if (this.connection?.usable) return this.connection;
+    this.connecting ??= WireConnection.open(this.config).finally(() => {
+      this.connecting = undefined;
+    });
+    this.connection = await this.connecting;
+    return this.connection;
+  }
+
+  private async run(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
+    return { rows: await (await this.conn()).query(q) };
+  }
+
+  async query<R = Record<string, unknown>>(q: string | WireQuery, values?: readonly unknown[]): Promise<{ rows: R[] }> {
+    while (this.held) await this.held;
+    return (await this.run(typeof q === 'string' ? { text: q, values } : q)) as { rows: R[] };
+  }
+
+  async connect(): Promise<WireClient> {
+    while (this.held) await this.held;
+    let release!: () => void;
+    this.held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await this.conn();
+    } catch (e) {
+      this.held = undefined;
+      release();
+      throw e;
+    }
+    let released = false;
+    return {
+      query: async <R>(q: string | WireQuery, v?: readonly unknown[]) => (await this.run(typeof q === 'string' ? { text: q, values: v } : q)) as { rows: R[] },
+      release: (destroy?: boolean | Error) => {
+        if (released) return;
+        released = true;
+        // A connection left in an unknown transaction state is not reused.
+        if (destroy) void this.connection?.end();
+        this.held = undefined;
+        release();
+      },
+    };
+  }
+
+  on(_event: 'error', _listener: (e: Error) => void): this {
+    return this;
+  }
+
+  async end(): Promise<void> {
+    this.ended = true;
+    await this.connection?.end();
+  }
+}
