@@ -5,10 +5,11 @@
 //
 // Same SQL on both sides: pgbench runs pgmq.send alone, and a send -> read -> delete cycle
 // (three statements, three round trips, like a tester sender plus receiver), at 8 clients;
-// the tester runs 8 senders (send only), then 8 senders + 8 receivers. Every figure is the
-// median of BENCH_TRIALS trials of BENCH_SECONDS each, after a warm-up trial that is thrown away.
+// the tester runs 8 senders (send only), then 8 senders + 8 receivers. pgbench and the tester
+// run in BENCH_TRIALS interleaved rounds of BENCH_SECONDS each (after warm-ups that are thrown
+// away); a ratio is the median of the rounds' paired ratios.
 //
-// Environment: BENCH_SECONDS (default 10), BENCH_TRIALS (3), BENCH_CLIENTS (8),
+// Environment: BENCH_SECONDS (default 10), BENCH_TRIALS (5), BENCH_CLIENTS (8),
 // BENCH_SIZE (body bytes, 256), SMQ_PG_BIN (PostgreSQL binaries).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { loadPgServer } from './pg-server.js';
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = join(BENCH, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const TRIALS = Number(process.env.BENCH_TRIALS ?? 3);
+const TRIALS = Number(process.env.BENCH_TRIALS ?? 5);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const SIZE = Number(process.env.BENCH_SIZE ?? 256);
 const WARMUP_SECONDS = Math.max(2, Math.round(SECONDS / 5));
@@ -100,69 +101,39 @@ function pgbench(script, seconds) {
   return Number(m[1]);
 }
 
-async function pgbenchTrials(script) {
-  await sql("SELECT pgmq.create('bench_pgbench')");
-  pgbench(script, WARMUP_SECONDS);
-  const tps = [];
-  for (let i = 0; i < TRIALS; i++) {
-    await sql("SELECT pgmq.purge_queue('bench_pgbench')");
-    await sql('VACUUM pgmq.q_bench_pgbench');
-    tps.push(pgbench(script, SECONDS));
-  }
-  await sql("SELECT pgmq.drop_queue('bench_pgbench')");
-  return tps;
-}
-
-// ---- smq tester (the real binary) -------------------------------------------------------
-function tester(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin', 'smq.js'), 'tester', ...args, '--json'], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PG|DATABASE_URL$|SMQ_URL$)/.test(k))),
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      try {
-        const report = JSON.parse(out);
-        if (code !== 0 && code !== 1) throw new Error(`exit ${code}`);
-        resolve(report);
-      } catch (e) {
-        reject(new Error(`smq tester ${args.join(' ')} failed (${code}): ${err.trim().split('\n').pop()} ${e.message}`));
-      }
-    });
-  });
-}
-
 async function testerTrials(args, pick) {
   await tester([...args, '--duration', `${WARMUP_SECONDS}s`]);
   const values = [];
   const reports = [];
   for (let i = 0; i < TRIALS; i++) {
     await sql('VACUUM').catch(() => undefined);
-    const r = await tester([...args, '--duration', `${SECONDS + WARMUP_SECONDS}s`, '--warmup', `${WARMUP_SECONDS}s`]);
+    const r = await testerTrial(args);
     reports.push(r);
     values.push(pick(r));
   }
   return { values, reports };
 }
 
+/** One measured tester run: warm-up excluded from its statistics. */
+async function testerTrial(args) {
+  await sql('VACUUM').catch(() => undefined);
+  return tester([...args, '--duration', `${SECONDS + WARMUP_SECONDS}s`, '--warmup', `${WARMUP_SECONDS}s`]);
+}
+
+/** One measured pgbench run on a fresh, vacuumed queue. */
+async function pgbenchTrial(script) {
+  await sql("SELECT pgmq.purge_queue('bench_pgbench')");
+  await sql('VACUUM pgmq.q_bench_pgbench');
+  return pgbench(script, SECONDS);
+}
+
 const results = {};
 const sizeArgs = ['--size', String(SIZE), '--batch', '1'];
 const pgArgs = ['--url', server.url];
 
-log(`pgbench: pgmq.send, ${CLIENTS} clients, ${TRIALS} × ${SECONDS}s`);
-results.pgbenchSend = await pgbenchTrials(sendScript);
-log(`pgbench: send -> read -> delete, ${CLIENTS} clients`);
-results.pgbenchCycle = await pgbenchTrials(cycleScript);
-
 // The ceiling of the client library itself: CLIENTS node-postgres connections in one thread,
-// each sending in a loop with the same prepared statement the pgmq backend uses, and nothing
-// else (no tester, no worker threads, no bookkeeping). On a host where client and server
-// share the cores, this is how close any Node client on node-postgres can come to pgbench.
+// each sending in a loop with the same prepared statement the pgmq backend's pool path uses,
+// and nothing else (no tester, no worker threads, no bookkeeping).
 async function bareNodePostgresSend(seconds) {
   const conns = await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -190,36 +161,60 @@ async function bareNodePostgresSend(seconds) {
   await sql("SELECT pgmq.drop_queue('bench_bare')");
   return sent / seconds;
 }
-log(`bare node-postgres: pgmq.send, ${CLIENTS} connections in one thread`);
-await bareNodePostgresSend(WARMUP_SECONDS);
-results.bareSend = [];
-for (let i = 0; i < TRIALS; i++) results.bareSend.push(await bareNodePostgresSend(SECONDS));
 
-// Default: one thread per sender and per receiver. Packed: as many threads per role as
-// cores, each sender/receiver still on its own connection (see --threads).
+// Tester layouts: the default (on Postgres, half the cores' threads per role, every sender and
+// receiver on its own connection) and one thread per sender and per receiver.
 const CORES = os.availableParallelism();
 const layouts = [
-  ['one thread each', []],
-  [`--threads ${CORES}`, ['--threads', String(CORES)]],
+  [`default (${Math.max(1, Math.floor(CORES / 2))} thread(s) per role)`, []],
+  ['one thread per sender/receiver', ['--threads', String(CLIENTS)]],
 ];
-results.testerSend = {};
-results.testerCycle = {};
-for (const [name, extra] of layouts) {
-  log(`smq tester (${name}): ${CLIENTS} senders, send only`);
-  results.testerSend[name] = await testerTrials(
-    [...pgArgs, ...sizeArgs, ...extra, '--senders', String(CLIENTS), '--receivers', '0'],
-    (r) => r.throughput.sendPerSec,
-  );
-  // The cycle: senders offered pgbench's cycle rate (--rate), receivers take them off. Unpaced
-  // senders would outrun the receivers and measure a backlog, not the cycle; paced, the
-  // question is whether the tester sustains what pgbench did on the same server.
-  const offered = round(median(results.pgbenchCycle));
-  log(`smq tester (${name}): ${CLIENTS} senders + ${CLIENTS} receivers at ${offered} msg/s`);
-  results.testerCycle[name] = await testerTrials(
-    [...pgArgs, ...sizeArgs, ...extra, '--senders', String(CLIENTS), '--receivers', String(CLIENTS), '--rate', String(offered), '--drain-timeout', '5s'],
-    (r) => r.throughput.receivePerSec,
-  );
+
+// Interleaved rounds: each round runs pgbench, then every tester layout, back to back, so a
+// slow spell of the host (whose cores other machines' work shares) falls on both sides of a
+// ratio alike. Ratios are taken per round (paired) and the tables give their median.
+async function interleaved(label, script, testerArgs, pick, extra) {
+  await sql("SELECT pgmq.create('bench_pgbench')");
+  log(`${label}: warm-up`);
+  pgbench(script, WARMUP_SECONDS);
+  for (const [, layout] of layouts) await tester([...testerArgs(0), ...layout, '--duration', `${WARMUP_SECONDS}s`]);
+  const out = { pgbench: [], tester: Object.fromEntries(layouts.map(([name]) => [name, { values: [], reports: [], ratios: [] }])), extra: [] };
+  for (let i = 0; i < TRIALS; i++) {
+    const ref = await pgbenchTrial(script);
+    out.pgbench.push(ref);
+    for (const [name, layout] of layouts) {
+      const r = await testerTrial([...testerArgs(ref), ...layout]);
+      const t = out.tester[name];
+      t.reports.push(r);
+      t.values.push(pick(r));
+      t.ratios.push(pick(r) / ref);
+    }
+    if (extra) out.extra.push({ value: await extra(), ref });
+    log(`${label}: round ${i + 1}/${TRIALS}: pgbench ${round(ref)}/s, ` + layouts.map(([name]) => `${name} ${round(out.tester[name].values.at(-1))}/s`).join(', '));
+  }
+  await sql("SELECT pgmq.drop_queue('bench_pgbench')");
+  return out;
 }
+
+log(`pgmq.send, ${CLIENTS} clients: pgbench and the tester in ${TRIALS} interleaved rounds of ${SECONDS}s`);
+results.send = await interleaved(
+  'send',
+  sendScript,
+  () => [...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', '0'],
+  (r) => r.throughput.sendPerSec,
+  () => bareNodePostgresSend(SECONDS),
+);
+// The cycle: the tester's senders are offered the rate pgbench reached in the same round
+// (--rate), and its receivers take the messages off. Unpaced senders would outrun the
+// receivers and measure a backlog, not the cycle; paced, the question is whether the tester
+// sustains what pgbench did on the same server a moment before.
+log(`send -> read -> delete, ${CLIENTS} clients: pgbench and the tester in ${TRIALS} interleaved rounds`);
+results.cycle = await interleaved(
+  'cycle',
+  cycleScript,
+  (ref) => [...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', String(CLIENTS), '--rate', String(round(ref || 1000)), '--drain-timeout', '5s'],
+  (r) => r.throughput.receivePerSec,
+);
 
 log('smq tester on SQLite (embedded file)');
 results.sqlite = {};
@@ -254,35 +249,34 @@ for (const [k, v] of Object.entries(environment)) lines.push(`- ${k}: ${v}`);
 lines.push('- PostgreSQL settings: ' + settings.map((s) => `${s.name}=${s.setting}${s.unit ? s.unit : ''}`).join(', '));
 lines.push(
   `- method: throwaway server (test/helpers/pg-server.ts), same host as the clients; ${CLIENTS} clients; ` +
-    `${SIZE}-byte JSON bodies; warm-up ${WARMUP_SECONDS}s discarded; median of ${TRIALS} trials of ${SECONDS}s`,
+    `${SIZE}-byte JSON bodies; warm-up ${WARMUP_SECONDS}s discarded; ${TRIALS} interleaved rounds of ${SECONDS}s (pgbench, then each tester layout)`,
   '',
 );
 lines.push('## Tester vs pgbench on PostgreSQL', '');
 lines.push('| workload | tester layout | pgbench (msg/s) | smq tester (msg/s) | ratio | tester trials | pgbench trials |');
 lines.push('|---|---|---:|---:|---:|---|---|');
-const ratios = {};
-for (const [workload, pgb, tester] of [
-  ['pgmq.send', results.pgbenchSend, results.testerSend],
-  ['send → read → delete (tester offered pgbench\'s rate)', results.pgbenchCycle, results.testerCycle],
+for (const [workload, res] of [
+  ['pgmq.send', results.send],
+  ["send → read → delete (tester offered pgbench's rate of the round)", results.cycle],
 ]) {
-  for (const [name, r] of Object.entries(tester)) {
-    const ratio = median(r.values) / median(pgb);
-    ratios[`${workload} (${name})`] = ratio;
+  for (const [name, r] of Object.entries(res.tester)) {
     lines.push(
-      `| ${workload} | ${name} | ${round(median(pgb))} | ${round(median(r.values))} | ${ratio.toFixed(2)} | ${trialsText(r.values)} | ${trialsText(pgb)} |`,
+      `| ${workload} | ${name} | ${round(median(res.pgbench))} | ${round(median(r.values))} | **${median(r.ratios).toFixed(2)}** | ${trialsText(r.values)} | ${trialsText(res.pgbench)} |`,
     );
   }
 }
+const bare = results.send.extra;
 lines.push(
-  `| pgmq.send | bare node-postgres loop, ${CLIENTS} connections, no tester (the client library's ceiling) | ${round(median(results.pgbenchSend))} | ${round(median(results.bareSend))} | ${(median(results.bareSend) / median(results.pgbenchSend)).toFixed(2)} | ${trialsText(results.bareSend)} | ${trialsText(results.pgbenchSend)} |`,
+  `| pgmq.send | bare node-postgres loop (pg.Client), ${CLIENTS} connections in one thread, no tester | ${round(median(bare.map((b) => b.ref)))} | ${round(median(bare.map((b) => b.value)))} | ${median(bare.map((b) => b.value / b.ref)).toFixed(2)} | ${trialsText(bare.map((b) => b.value))} | ${trialsText(bare.map((b) => b.ref))} |`,
 );
 lines.push('');
+lines.push("- ratio: the median of the rounds' ratios (each tester trial divided by the pgbench trial of its own round).");
 for (const [name] of layouts) {
-  const send = results.testerSend[name].reports;
-  const cycle = results.testerCycle[name].reports;
-  lines.push(`- tester send-only (${name}): verdict ${verdicts(send)}, send latency ${lat(send, 'send')}, tester CPU ${cpu(send)}% of cores`);
+  const send = results.send.tester[name].reports;
+  const cycle = results.cycle.tester[name].reports;
+  lines.push(`- tester send-only (${name}): per-round ratios ${results.send.tester[name].ratios.map((x) => x.toFixed(2)).join(', ')}; verdict ${verdicts(send)}, send latency ${lat(send, 'send')}, tester CPU ${cpu(send)}% of cores`);
   lines.push(
-    `- tester cycle (${name}): verdict ${verdicts(cycle)}, end-to-end from the intended send time ${lat(cycle, 'endToEnd')}, ` +
+    `- tester cycle (${name}): per-round ratios ${results.cycle.tester[name].ratios.map((x) => x.toFixed(2)).join(', ')}; verdict ${verdicts(cycle)}, end-to-end from the intended send time ${lat(cycle, 'endToEnd')}, ` +
       `service ${lat(cycle, 'endToEndService')}, tester CPU ${cpu(cycle)}% of cores`,
   );
   for (const w of warnings([...send, ...cycle])) lines.push(`  - warning: ${w}`);

@@ -291,7 +291,10 @@ async function runSender(slot: SenderSlot): Promise<void> {
         if (endUs > totals.measuredLastUs) totals.measuredLastUs = endUs;
       }
       if (nth(call, faults.deleteAfterSendEvery) && ids[0] !== undefined) {
-        totals.faultDeleted += (await backend.delete(queue, [ids[0]]).catch(() => [])).length;
+        // Awaited first: `totals.x += await …` would read totals.x before the await, and lose
+        // what the thread's other senders added meanwhile.
+        const deleted = await backend.delete(queue, [ids[0]]).catch(() => []);
+        totals.faultDeleted += deleted.length;
       }
     } catch (e) {
       // The outcome is unknown: the messages may or may not be in the queue.

@@ -282,23 +282,26 @@ describe('signals during a run', () => {
 });
 
 describe('a worker thread that crashes', () => {
+  // One thread per sender/receiver names the client; a thread that runs several names them all.
   test.each([
-    ['receiver', 1],
-    ['sender', 0],
-  ] as const)('a %s: the run stops, says which worker failed and why, exit 1', async (role, index) => {
+    ['receiver', 1, '2', 'receiver 1'],
+    ['sender', 0, '2', 'sender 0'],
+    ['receiver', 1, '1', 'the receiver thread of receivers 0,1'],
+    ['sender', 0, '1', 'the sender thread of senders 0,1'],
+  ] as const)('a %s (index %i, --threads %s): the run stops, says which worker failed and why, exit 1', async (role, index, threads, name) => {
     const crashWorker = { role, index, afterMessages: 100 };
-    const r = await runTesterChild(['--messages', '100000', '--rate', '1000', '--json'], undefined, {
+    const r = await runTesterChild(['--messages', '100000', '--rate', '1000', '--threads', threads, '--json'], undefined, {
       env: { SMQ_TESTER_FAULTS: JSON.stringify({ crashWorker }) },
       deadlineMs: 30_000,
     });
     expect(r.signal).toBeNull();
     expect(r.code).toBe(1);
     expect(r.totalMs).toBeLessThan(20_000);
-    const line = new RegExp(`^smq: tester stopped: ${role} ${index} crashed: injected crash after \\d+ messages \\(SMQ_TESTER_FAULTS crashWorker\\): the JSON report on stdout is partial$`);
+    const line = new RegExp(`^smq: tester stopped: ${name} crashed: injected crash after \\d+ messages \\(SMQ_TESTER_FAULTS crashWorker\\): the JSON report on stdout is partial$`);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(line);
     const doc = parse(r.stdout);
     expect(doc.verdict).toBe('failed');
-    expect(doc.failure).toMatch(new RegExp(`^${role} ${index} crashed: injected crash`));
+    expect(doc.failure).toMatch(new RegExp(`^${name} crashed: injected crash`));
     // A partial report, not a verdict: nothing is judged lost, and the dead sender's last,
     // unreported sends are uncertain, not unexpected.
     expect(doc.counts.lost).toBe(0);
