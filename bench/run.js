@@ -80,12 +80,15 @@ const scripts = mkdtempSync(join(os.tmpdir(), 'smq-bench-sql-'));
 process.on('exit', () => rmSync(scripts, { recursive: true, force: true }));
 const sendScript = join(scripts, 'send.sql');
 const cycleScript = join(scripts, 'cycle.sql');
-writeFileSync(sendScript, `SELECT pgmq.send('bench_pgbench', '${padded}'::jsonb);\n`);
+// The tester's own send statement (src/backends/pgmq/sql.ts, sendQuery), and pgbench in
+// -M prepared, as the tester prepares its statements.
+const sendSql = `SELECT * FROM pgmq.send('bench_pgbench', '${padded}'::jsonb, NULL::jsonb, 0) AS id;\n`;
+writeFileSync(sendScript, sendSql);
 // read may find nothing (another client holds every visible row): coalesce keeps \gset
 // from failing; deleting id -1 is a no-op.
 writeFileSync(
   cycleScript,
-  `SELECT pgmq.send('bench_pgbench', '${padded}'::jsonb);\n` +
+  sendSql +
     `SELECT coalesce((SELECT msg_id FROM pgmq.read('bench_pgbench', 30, 1) LIMIT 1), -1) AS id \\gset\n` +
     `SELECT pgmq.delete('bench_pgbench', :id::bigint);\n`,
 );
@@ -93,7 +96,7 @@ writeFileSync(
 function pgbench(script, seconds) {
   const out = execFileSync(
     'pgbench',
-    ['-n', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'],
+    ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'],
     { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
   );
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
@@ -101,12 +104,35 @@ function pgbench(script, seconds) {
   return Number(m[1]);
 }
 
+// ---- smq tester (the real binary) -------------------------------------------------------
+function tester(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO, 'bin', 'smq.js'), 'tester', ...args, '--json'], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PG|DATABASE_URL$|SMQ_URL$)/.test(k))),
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      try {
+        const report = JSON.parse(out);
+        if (code !== 0 && code !== 1) throw new Error(`exit ${code}`);
+        resolve(report);
+      } catch (e) {
+        reject(new Error(`smq tester ${args.join(' ')} failed (${code}): ${err.trim().split('\n').pop()} ${e.message}`));
+      }
+    });
+  });
+}
+
 async function testerTrials(args, pick) {
   await tester([...args, '--duration', `${WARMUP_SECONDS}s`]);
   const values = [];
   const reports = [];
   for (let i = 0; i < TRIALS; i++) {
-    await sql('VACUUM').catch(() => undefined);
     const r = await testerTrial(args);
     reports.push(r);
     values.push(pick(r));

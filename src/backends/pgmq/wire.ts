@@ -145,7 +145,8 @@ class WireConnection {
   private fail(e: unknown): void {
     if (this.closed) return;
     this.closed = true;
-    for (const p of this.pending.splice(0)) p.reject(e);
+    // A call the server already answered with an error (a FATAL before it closes) gets that.
+    for (const p of this.pending.splice(0)) p.reject(p.error ?? e);
   }
 
   async end(): Promise<void> {
