@@ -140,9 +140,17 @@ async function testerTrials(args, pick) {
   return { values, reports };
 }
 
-/** One measured tester run: warm-up excluded from its statistics. */
+/**
+ * One measured tester run: warm-up excluded from its statistics. On Postgres it runs on the
+ * queue bench_tester, purged and vacuumed first exactly as pgbench's queue is, so that both
+ * sides start every round from a table in the same state.
+ */
 async function testerTrial(args) {
-  await sql('VACUUM').catch(() => undefined);
+  if (args.includes('--url')) {
+    await sql("SELECT pgmq.purge_queue('bench_tester')");
+    await sql('VACUUM pgmq.q_bench_tester');
+    args = [...args, '--queue', 'bench_tester'];
+  } else await sql('VACUUM').catch(() => undefined);
   return tester([...args, '--duration', `${SECONDS + WARMUP_SECONDS}s`, '--warmup', `${WARMUP_SECONDS}s`]);
 }
 
@@ -201,9 +209,10 @@ const layouts = [
 // ratio alike. Ratios are taken per round (paired) and the tables give their median.
 async function interleaved(label, script, testerArgs, pick, extra) {
   await sql("SELECT pgmq.create('bench_pgbench')");
+  await sql("SELECT pgmq.create('bench_tester')");
   log(`${label}: warm-up`);
   pgbench(script, WARMUP_SECONDS);
-  for (const [, layout] of layouts) await tester([...testerArgs(0), ...layout, '--duration', `${WARMUP_SECONDS}s`]);
+  for (const [, layout] of layouts) await tester([...testerArgs(0), ...layout, '--queue', 'bench_tester', '--duration', `${WARMUP_SECONDS}s`]);
   const out = { pgbench: [], tester: Object.fromEntries(layouts.map(([name]) => [name, { values: [], reports: [], ratios: [] }])), extra: [] };
   for (let i = 0; i < TRIALS; i++) {
     const ref = await pgbenchTrial(script);
@@ -219,6 +228,7 @@ async function interleaved(label, script, testerArgs, pick, extra) {
     log(`${label}: round ${i + 1}/${TRIALS}: pgbench ${round(ref)}/s, ` + layouts.map(([name]) => `${name} ${round(out.tester[name].values.at(-1))}/s`).join(', '));
   }
   await sql("SELECT pgmq.drop_queue('bench_pgbench')");
+  await sql("SELECT pgmq.drop_queue('bench_tester')");
   return out;
 }
 

@@ -559,6 +559,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   private onProgress(w: WorkerSlot, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
+    // Foreign messages count as activity too: a drain of someone else's queue (--senders 0)
+    // lasts while there is something to take.
+    if (m.lastConsumedUs > this.lastDeliveryUs) this.lastDeliveryUs = m.lastConsumedUs;
     for (const p of m.seconds) addCounts(this.liveTotals, p);
     this.series.add(w.slot, m.seconds, m.upToSecond);
     for (const { sender, ranges: s } of m.sends) {
@@ -700,7 +703,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private checkDrain(): void {
     const now = monoUs();
     const idleMs = (now - Math.max(this.lastDeliveryUs, this.drainStartUs)) / 1000;
-    const allIn = this.checker.ackedDelivered >= this.checker.ackedSends;
+    // With no senders nothing is awaited: the drain of an existing queue lasts until it has
+    // been idle for the drain timeout, and that is its normal end.
+    const drainOnly = this.config.senders === 0;
+    const allIn = !drainOnly && this.checker.ackedDelivered >= this.checker.ackedSends;
     const timeout = this.drainTimeoutMs();
     if (allIn && (this.checker.uncertainSends === 0 || idleMs >= Math.min(UNCERTAIN_GRACE_MS, timeout)) && !this.interrupted) {
       this.drainOutcome = 'complete';
@@ -713,7 +719,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.drainOutcome = 'stopped';
       this.stopReceivers();
     } else if (idleMs >= timeout) {
-      this.drainOutcome = this.interrupted ? 'stopped' : 'timedOut';
+      this.drainOutcome = this.interrupted ? 'stopped' : drainOnly ? 'complete' : 'timedOut';
       this.stopReceivers();
     }
   }

@@ -104,6 +104,9 @@ const totals = {
   lastError: undefined as string | undefined,
 };
 
+/** When a receiver of this thread last took any message off the queue (see PROGRESS). */
+let lastConsumedUs = 0;
+
 const secondOf = (us: number) => Math.max(0, Math.floor((us - runStartUs) / 1e6));
 
 const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -170,6 +173,7 @@ function flush(final: boolean): void {
       endToEnd,
       sends,
       receivers,
+      lastConsumedUs,
       lagP99Ms: lag.percentile(99) / 1e6,
     },
     transfer,
@@ -351,6 +355,7 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
       continue;
     }
     emptyBackoffMs = 1;
+    lastConsumedUs = recvEnd;
     const ours: { sender: number; seq: number; id: bigint }[] = [];
     let interval = endToEndBySecond.get(second);
     let measured = 0;

@@ -173,19 +173,22 @@ test('--senders 0 drains an existing queue; --receivers 0 only sends', async () 
   const target: Target = { kind: 'sqlite', path: t.path };
   const queue = 'fill_then_drain';
   const sendOnly = await new TesterRun(
-    baseConfig(target, { createSqlite: true, queue, receivers: 0, messagesPerSender: 100 }),
+    baseConfig(target, { createSqlite: true, queue, receivers: 0, messagesPerSender: 2000 }),
   ).run();
-  expect(sendOnly.counts.sent).toBe(200);
+  expect(sendOnly.counts.sent).toBe(4000);
   expect(sendOnly.counts.lost).toBe(0);
-  expect(sendOnly.counts.notDrained).toBe(200);
+  expect(sendOnly.counts.notDrained).toBe(4000);
   expect(sendOnly.drain.skipped).toBe(true);
-  expect(sendOnly.queue.messagesAfter).toBe(200);
+  expect(sendOnly.queue.messagesAfter).toBe(4000);
 
+  // One message per receive: the drain takes many of the main thread's ticks, and must last
+  // until the queue is empty, not end because no send of its own is awaited.
   const drain = await new TesterRun(
-    baseConfig(target, { queue, senders: 0, receivers: 2, messagesPerSender: undefined, drainTimeoutMs: 500 }),
+    baseConfig(target, { queue, senders: 0, receivers: 2, batch: 1, messagesPerSender: undefined, drainTimeoutMs: 500 }),
   ).run();
   // Another run's messages: consumed and counted as foreign, not as violations.
-  expect(drain.counts.foreign).toBe(200);
+  expect(drain.counts.foreign).toBe(4000);
+  expect(drain.drain.complete).toBe(true);
   expect(drain.verdict).toBe('clean');
   const backend = await openBackend(target, {});
   expect((await backend.queueStats(queue)).total).toBe(0);
