@@ -12,7 +12,7 @@
 // Environment: BENCH_SECONDS (default 10), BENCH_TRIALS (5), BENCH_CLIENTS (8),
 // BENCH_SIZE (body bytes, 256), SMQ_PG_BIN (PostgreSQL binaries).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,18 +80,30 @@ const scripts = mkdtempSync(join(os.tmpdir(), 'smq-bench-sql-'));
 process.on('exit', () => rmSync(scripts, { recursive: true, force: true }));
 const sendScript = join(scripts, 'send.sql');
 const cycleScript = join(scripts, 'cycle.sql');
-// The tester's own send statement (src/backends/pgmq/sql.ts, sendQuery), and pgbench in
-// -M prepared, as the tester prepares its statements.
-const sendSql = `SELECT * FROM pgmq.send('bench_pgbench', '${padded}'::jsonb, NULL::jsonb, 0) AS id;\n`;
+// The same SQL on both sides, by construction: pgbench's scripts are the tester's own
+// statements (src/backends/pgmq/sql.ts, as the pgmq backend builds them for this server's
+// columns) with the parameters written in, and pgbench runs them -M prepared, as the tester
+// prepares its statements. The cycle reads the whole message as the tester's receivers do.
+const sqlText = await import('../dist/backends/pgmq/sql.js');
+const { openBackend } = await import('../dist/backends/index.js');
+const probe = await openBackend({ kind: 'pgmq', url: server.url });
+const columns = probe.columns;
+await probe.close();
+const literal = (v) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+const inline = (q, overrides = {}) => q.text.replace(/\$(\d+)/g, (_, n) => overrides[n] ?? literal(q.values[Number(n) - 1]));
+const Q = 'bench_pgbench';
+const sendSql = `${inline(sqlText.sendQuery(Q, padded, undefined, 0, columns))};\n`;
 writeFileSync(sendScript, sendSql);
-// read may find nothing (another client holds every visible row): coalesce keeps \gset
-// from failing; deleting id -1 is a no-op.
+// read may find nothing (another client holds every visible row): \aset then sets nothing and
+// the delete repeats an id already deleted, a no-op (the first one deletes id -1).
 writeFileSync(
   cycleScript,
-  sendSql +
-    `SELECT coalesce((SELECT msg_id FROM pgmq.read('bench_pgbench', 30, 1) LIMIT 1), -1) AS id \\gset\n` +
-    `SELECT pgmq.delete('bench_pgbench', :id::bigint);\n`,
+  '\\set msg_id -1\n' +
+    sendSql +
+    `${inline(sqlText.readQuery(Q, 30, 1, columns))} \\aset\n` +
+    `${inline(sqlText.deleteQuery(Q, []), { 2: 'ARRAY[:msg_id]' })};\n`,
 );
+log(`pgbench cycle script:\n${readFileSync(cycleScript, 'utf8').replace(padded, '<body>')}`);
 
 function pgbench(script, seconds) {
   const out = execFileSync(

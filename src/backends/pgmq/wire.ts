@@ -28,10 +28,18 @@ interface Field {
   readonly parse: (text: string) => unknown;
 }
 
+/** A named statement on this connection; fields arrive with the Describe of its first use. */
+interface Statement {
+  fields: readonly Field[] | undefined;
+}
+
 interface Pending {
-  /** The named statement this call parses and describes first, if it is not prepared yet. */
+  /** The named statement this call runs, if any (the first call of a name also parses it). */
+  readonly statement: Statement | undefined;
+  /** The named statement this call parses and describes first. */
   readonly preparing: string | undefined;
-  fields: readonly Field[];
+  /** Unnamed statements: the fields of this call's own Describe. */
+  fields: readonly Field[] | undefined;
   readonly rows: Record<string, unknown>[];
   error: unknown;
   resolve(rows: Record<string, unknown>[]): void;
@@ -50,8 +58,11 @@ function terminated(cause?: unknown): Error {
 /** One connection of the lean path. Calls may overlap: they are pipelined, answered in order. */
 class WireConnection {
   private readonly pending: Pending[] = [];
-  /** Named statements parsed on this connection, with their result fields. */
-  private readonly statements = new Map<string, readonly Field[]>();
+  /**
+   * Named statements parsed (or being parsed) on this connection. A call that overlaps the
+   * first use of a name sends only Bind/Execute: the earlier Parse is ahead of it on the wire.
+   */
+  private readonly statements = new Map<string, Statement>();
   private closed = false;
   private lastError: unknown;
 
@@ -81,22 +92,23 @@ class WireConnection {
     const values = (q.values ?? []).map((v) => pgUtils.prepareValue(v));
     let out: Buffer;
     let preparing: string | undefined;
-    let fields = NO_FIELDS;
+    let statement: Statement | undefined;
     if (q.name) {
-      const known = this.statements.get(q.name);
+      statement = this.statements.get(q.name);
       const bind = serialize.bind({ statement: q.name, values });
-      if (known) {
-        fields = known;
+      if (statement) {
         out = Buffer.concat([bind, EXECUTE_SYNC]);
       } else {
         preparing = q.name;
+        statement = { fields: undefined };
+        this.statements.set(q.name, statement);
         out = Buffer.concat([serialize.parse({ name: q.name, text: q.text }), serialize.describe({ type: 'S', name: q.name }), bind, EXECUTE_SYNC]);
       }
     } else {
       out = Buffer.concat([serialize.parse({ text: q.text }), serialize.bind({ values }), DESCRIBE_PORTAL, EXECUTE_SYNC]);
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ preparing, fields, rows: [], error: undefined, resolve, reject });
+      this.pending.push({ statement, preparing, fields: undefined, rows: [], error: undefined, resolve, reject });
       this.stream.write(out);
     });
   }
@@ -108,7 +120,7 @@ class WireConnection {
         if (!p) return;
         const values = (m as DataRowMessage).fields;
         const row: Record<string, unknown> = {};
-        const fields = p.fields;
+        const fields = p.fields ?? p.statement?.fields ?? NO_FIELDS;
         for (let i = 0; i < fields.length; i++) {
           const v = values[i];
           row[fields[i]!.name] = v === null || v === undefined ? null : fields[i]!.parse(v);
@@ -118,7 +130,9 @@ class WireConnection {
       }
       case 'rowDescription':
         if (p) {
-          p.fields = (m as RowDescriptionMessage).fields.map((f) => ({ name: f.name, parse: pg.types.getTypeParser(f.dataTypeID, 'text') as (t: string) => unknown }));
+          const fields = (m as RowDescriptionMessage).fields.map((f) => ({ name: f.name, parse: pg.types.getTypeParser(f.dataTypeID, 'text') as (t: string) => unknown }));
+          if (p.preparing !== undefined && p.statement) p.statement.fields = fields;
+          else p.fields = fields;
         }
         return;
       case 'error':
@@ -128,9 +142,15 @@ class WireConnection {
       case 'readyForQuery': {
         if (!p) return;
         this.pending.shift();
-        if (p.error !== undefined) p.reject(p.error);
-        else {
-          if (p.preparing !== undefined) this.statements.set(p.preparing, p.fields);
+        if (p.error !== undefined) {
+          // Its Parse may have failed: the next use of the name parses it again.
+          if (p.preparing !== undefined && p.statement?.fields === undefined && this.statements.get(p.preparing) === p.statement) {
+            this.statements.delete(p.preparing);
+          }
+          p.reject(p.error);
+        } else {
+          // A statement with no result columns has no RowDescription (NoData).
+          if (p.statement && p.statement.fields === undefined && p.preparing !== undefined) p.statement.fields = NO_FIELDS;
           p.resolve(p.rows);
         }
         return;
@@ -196,8 +216,12 @@ export class WirePool {
   }
 
   async query<R = Record<string, unknown>>(q: string | WireQuery, values?: readonly unknown[]): Promise<{ rows: R[] }> {
+    const wq = typeof q === 'string' ? { text: q, values } : q;
+    // The hot path: connected and no transaction open, one promise from call to answer.
+    const c = this.connection;
+    if (!this.held && c?.usable) return { rows: (await c.query(wq)) as R[] };
     while (this.held) await this.held;
-    return (await this.run(typeof q === 'string' ? { text: q, values } : q)) as { rows: R[] };
+    return (await this.run(wq)) as { rows: R[] };
   }
 
   async connect(): Promise<WireClient> {
