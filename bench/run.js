@@ -12,7 +12,7 @@
 // Environment: BENCH_SECONDS (default 10), BENCH_TRIALS (5), BENCH_CLIENTS (8),
 // BENCH_SIZE (body bytes, 256), SMQ_PG_BIN (PostgreSQL binaries).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +49,7 @@ const server = await startPgServer();
 process.on('exit', () => server.stop());
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 
-const client = new pg.Client({ connectionString: server.url });
+let client = new pg.Client({ connectionString: server.url });
 await client.connect();
 await initPgmq(client);
 const sql = async (text, values = []) => (await client.query(text, values)).rows;
@@ -105,10 +105,14 @@ writeFileSync(
 );
 log(`pgbench cycle script:\n${readFileSync(cycleScript, 'utf8').replace(padded, '<body>')}`);
 
+// Placement: null (every process on every core, the server's backends competing with the
+// clients for them), or the cores clients are pinned to while the server has the others.
+let clientCpus = null;
+const placed = (file, args) => (clientCpus === null ? [file, args] : ['taskset', ['-c', clientCpus, file, ...args]]);
+
 function pgbench(script, seconds) {
   const out = execFileSync(
-    'pgbench',
-    ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'],
+    ...placed('pgbench', ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test']),
     { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
   );
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
@@ -119,7 +123,7 @@ function pgbench(script, seconds) {
 // ---- smq tester (the real binary) -------------------------------------------------------
 function tester(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin', 'smq.js'), 'tester', ...args, '--json'], {
+    const child = spawn(...placed(process.execPath, [join(REPO, 'bin', 'smq.js'), 'tester', ...args, '--json']), {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PG|DATABASE_URL$|SMQ_URL$)/.test(k))),
@@ -211,7 +215,7 @@ async function bareNodePostgresSend(seconds) {
 // Tester layouts: the default (on Postgres, half the cores' threads per role, every sender and
 // receiver on its own connection) and one thread per sender and per receiver.
 const CORES = os.availableParallelism();
-const layouts = [
+const LAYOUTS = [
   [`default (${Math.max(1, Math.floor(CORES / 2))} thread(s) per role)`, []],
   ['one thread per sender/receiver', ['--threads', String(CLIENTS)]],
 ];
@@ -219,7 +223,7 @@ const layouts = [
 // Interleaved rounds: each round runs pgbench, then every tester layout, back to back, so a
 // slow spell of the host (whose cores other machines' work shares) falls on both sides of a
 // ratio alike. Ratios are taken per round (paired) and the tables give their median.
-async function interleaved(label, script, testerArgs, pick, extra) {
+async function interleaved(label, script, testerArgs, pick, extra, layouts = LAYOUTS) {
   await sql("SELECT pgmq.create('bench_pgbench')");
   await sql("SELECT pgmq.create('bench_tester')");
   log(`${label}: warm-up`);
@@ -274,6 +278,53 @@ for (const [senders, receivers, batch] of [[1, 1, 1], [CLIENTS, CLIENTS, 1], [2,
   );
 }
 
+// The server on its own cores: its processes (the postmaster, whose forks inherit the mask,
+// and the background processes already running) pinned to the upper half of the cores, the
+// clients (pgbench, the tester) to the lower half, as when the load generator runs beside
+// the database rather than on its CPUs. Skipped with fewer than 2 cores or without taskset.
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (CORES >= 2 && hasTaskset && process.env.BENCH_SPLIT !== '0') {
+  const half = Math.floor(CORES / 2);
+  const serverCpus = `${half}-${CORES - 1}`;
+  clientCpus = `0-${half - 1}`;
+  const postmaster = Number(readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    });
+  for (const pid of [postmaster, ...children]) execFileSync('taskset', ['-a', '-p', '-c', serverCpus, String(pid)], { stdio: 'ignore' });
+  // Connections opened before the pinning (this script's own) keep their old mask.
+  await client.end();
+  client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  results.placement = { serverCpus, clientCpus };
+  const defaultOnly = [[`default (${Math.max(1, Math.floor(half / 2))} thread(s) per role)`, []]];
+  log(`server on cores ${serverCpus}, clients on ${clientCpus}: pgmq.send`);
+  results.sendSplit = await interleaved('send (split cores)', sendScript, () => [...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', '0'], (r) => r.throughput.sendPerSec, undefined, defaultOnly);
+  log(`server on cores ${serverCpus}, clients on ${clientCpus}: send -> read -> delete`);
+  results.cycleSplit = await interleaved(
+    'cycle (split cores)',
+    cycleScript,
+    (ref) => [...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', String(CLIENTS), '--rate', String(round(ref || 1000)), '--drain-timeout', '5s'],
+    (r) => r.throughput.receivePerSec,
+    undefined,
+    defaultOnly,
+  );
+  clientCpus = null;
+}
+
 log('checker memory at 1M and 10M messages');
 results.memory = [1_000_000, 10_000_000].map((n) =>
   JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(BENCH, 'checker-memory.js'), String(n)], { encoding: 'utf8' })),
@@ -319,7 +370,7 @@ lines.push(
 );
 lines.push('');
 lines.push("- ratio: the median of the rounds' ratios (each tester trial divided by the pgbench trial of its own round).");
-for (const [name] of layouts) {
+for (const [name] of LAYOUTS) {
   const send = results.send.tester[name].reports;
   const cycle = results.cycle.tester[name].reports;
   lines.push(`- tester send-only (${name}): per-round ratios ${results.send.tester[name].ratios.map((x) => x.toFixed(2)).join(', ')}; verdict ${verdicts(send)}, send latency ${lat(send, 'send')}, tester CPU ${cpu(send)}% of cores`);
@@ -331,6 +382,23 @@ for (const [name] of layouts) {
 }
 lines.push("- pgbench counts one transaction (script run) per message; its cycle script is 3 statements like the tester's send, receive and delete calls.");
 lines.push(`- load average when the run ended: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (other processes on the host share these cores)`);
+if (results.placement) {
+  const { serverCpus, clientCpus: cc } = results.placement;
+  lines.push('', `### The server on its own cores (PostgreSQL pinned to cores ${serverCpus}, pgbench and the tester to ${cc})`, '');
+  lines.push('| workload | tester layout | pgbench (msg/s) | smq tester (msg/s) | ratio | per-round ratios | tester CPU | verdict |');
+  lines.push('|---|---|---:|---:|---:|---|---:|---|');
+  for (const [workload, res] of [
+    ['pgmq.send', results.sendSplit],
+    ["send → read → delete (tester offered pgbench's rate of the round)", results.cycleSplit],
+  ]) {
+    for (const [name, r] of Object.entries(res.tester)) {
+      lines.push(
+        `| ${workload} | ${name} | ${round(median(res.pgbench))} | ${round(median(r.values))} | **${median(r.ratios).toFixed(2)}** | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | ${cpu(r.reports)}% | ${verdicts(r.reports)} |`,
+      );
+    }
+  }
+  lines.push('', '- tester CPU: percent of the cores the tester may use (the clients\' half).');
+}
 lines.push('');
 lines.push('## Tester on SQLite (embedded file, safe dequeue)', '');
 lines.push('| senders × receivers, batch | received (msg/s) | trials | end-to-end | verdict |');

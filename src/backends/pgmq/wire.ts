@@ -40,13 +40,57 @@ interface Pending {
   readonly preparing: string | undefined;
   /** Unnamed statements: the fields of this call's own Describe. */
   fields: readonly Field[] | undefined;
-  readonly rows: Record<string, unknown>[];
+  readonly result: { rows: Record<string, unknown>[] };
   error: unknown;
-  resolve(rows: Record<string, unknown>[]): void;
+  resolve(result: { rows: Record<string, unknown>[] }): void;
   reject(e: unknown): void;
 }
 
 const EXECUTE_SYNC = Buffer.concat([serialize.execute({}), serialize.sync()]);
+
+/**
+ * Bind (unnamed portal, all parameters text, all results text) + Execute + Sync for a named
+ * statement, written into one buffer: the call every message of a tester run makes. The same
+ * bytes as serialize.bind + EXECUTE_SYNC (pgmq-wire.test.ts compares them), without the
+ * shared writer's copy and the concatenation. Values are what prepareValue returns; a Buffer
+ * value is sent in binary by pg-protocol, so those calls take its serializer instead.
+ */
+export function bindExecuteSync(statement: string, values: readonly (string | null)[]): Buffer {
+  const nameBytes = Buffer.byteLength(statement);
+  let size = 1 + 4 + 1 + nameBytes + 1 + 2 + 2 * values.length + 2 + 4;
+  const lengths = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    const n = v === null || v === undefined ? -1 : Buffer.byteLength(v);
+    lengths[i] = n;
+    size += 4 + Math.max(n, 0);
+  }
+  const out = Buffer.allocUnsafe(size + EXECUTE_SYNC.length);
+  out[0] = 0x42; // 'B'
+  out.writeInt32BE(size - 1, 1);
+  let o = 5;
+  out[o++] = 0; // portal ''
+  o += out.write(statement, o);
+  out[o++] = 0;
+  // One format code per parameter, each 0 (text), as pg-protocol writes them.
+  out.writeInt16BE(values.length, o);
+  o += 2;
+  out.fill(0, o, o + 2 * values.length);
+  o += 2 * values.length;
+  out.writeInt16BE(values.length, o);
+  o += 2;
+  for (let i = 0; i < values.length; i++) {
+    const n = lengths[i]!;
+    out.writeInt32BE(n, o);
+    o += 4;
+    if (n > 0) o += out.write(values[i]!, o);
+  }
+  out.writeInt16BE(1, o); // one result format code for all columns: 0, text
+  out.writeInt16BE(0, o + 2);
+  o += 4;
+  EXECUTE_SYNC.copy(out, o);
+  return out;
+}
 const DESCRIBE_PORTAL = serialize.describe({ type: 'P' });
 const NO_FIELDS: readonly Field[] = [];
 
@@ -87,18 +131,35 @@ class WireConnection {
     return !this.closed;
   }
 
-  query(q: WireQuery): Promise<Record<string, unknown>[]> {
+  query(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
     if (this.closed) return Promise.reject(terminated(this.lastError));
+    let out: Buffer;
+    let preparing: string | undefined;
+    let statement: Statement | undefined;
+    try {
+      ({ out, preparing, statement } = this.encode(q));
+    } catch (e) {
+      return Promise.reject(e); // a value prepareValue refuses (e.g. a circular object)
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ statement, preparing, fields: undefined, result: { rows: [] }, error: undefined, resolve, reject });
+      this.stream.write(out);
+    });
+  }
+
+  private encode(q: WireQuery): { out: Buffer; preparing: string | undefined; statement: Statement | undefined } {
     const values = (q.values ?? []).map((v) => pgUtils.prepareValue(v));
     let out: Buffer;
     let preparing: string | undefined;
     let statement: Statement | undefined;
     if (q.name) {
       statement = this.statements.get(q.name);
-      const bind = serialize.bind({ statement: q.name, values });
-      if (statement) {
-        out = Buffer.concat([bind, EXECUTE_SYNC]);
+      if (statement && !values.some((v) => v instanceof Buffer)) {
+        out = bindExecuteSync(q.name, values as (string | null)[]);
+      } else if (statement) {
+        out = Buffer.concat([serialize.bind({ statement: q.name, values }), EXECUTE_SYNC]);
       } else {
+        const bind = serialize.bind({ statement: q.name, values });
         preparing = q.name;
         statement = { fields: undefined };
         this.statements.set(q.name, statement);
@@ -107,10 +168,7 @@ class WireConnection {
     } else {
       out = Buffer.concat([serialize.parse({ text: q.text }), serialize.bind({ values }), DESCRIBE_PORTAL, EXECUTE_SYNC]);
     }
-    return new Promise((resolve, reject) => {
-      this.pending.push({ statement, preparing, fields: undefined, rows: [], error: undefined, resolve, reject });
-      this.stream.write(out);
-    });
+    return { out, preparing, statement };
   }
 
   private onMessage(m: BackendMessage): void {
@@ -125,7 +183,7 @@ class WireConnection {
           const v = values[i];
           row[fields[i]!.name] = v === null || v === undefined ? null : fields[i]!.parse(v);
         }
-        p.rows.push(row);
+        p.result.rows.push(row);
         return;
       }
       case 'rowDescription':
@@ -151,7 +209,7 @@ class WireConnection {
         } else {
           // A statement with no result columns has no RowDescription (NoData).
           if (p.statement && p.statement.fields === undefined && p.preparing !== undefined) p.statement.fields = NO_FIELDS;
-          p.resolve(p.rows);
+          p.resolve(p.result);
         }
         return;
       }
@@ -212,16 +270,20 @@ export class WirePool {
   }
 
   private async run(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
-    return { rows: await (await this.conn()).query(q) };
+    return (await this.conn()).query(q);
   }
 
-  async query<R = Record<string, unknown>>(q: string | WireQuery, values?: readonly unknown[]): Promise<{ rows: R[] }> {
+  query<R = Record<string, unknown>>(q: string | WireQuery, values?: readonly unknown[]): Promise<{ rows: R[] }> {
     const wq = typeof q === 'string' ? { text: q, values } : q;
-    // The hot path: connected and no transaction open, one promise from call to answer.
+    // The hot path: connected and no transaction open, the connection's own promise.
     const c = this.connection;
-    if (!this.held && c?.usable) return { rows: (await c.query(wq)) as R[] };
+    if (!this.held && c?.usable) return c.query(wq) as Promise<{ rows: R[] }>;
+    return this.queryWhenFree(wq) as Promise<{ rows: R[] }>;
+  }
+
+  private async queryWhenFree(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
     while (this.held) await this.held;
-    return (await this.run(wq)) as { rows: R[] };
+    return this.run(q);
   }
 
   async connect(): Promise<WireClient> {
