@@ -17,7 +17,18 @@ export interface BodyFields {
 /** Bytes of a body without padding: the fixed part, so --size can be honoured. */
 function head(f: BodyFields): string {
   const intended = f.intendedUs === undefined ? '' : `,"i":${Math.round(f.intendedUs)}`;
-  return `{"r":${JSON.stringify(f.runId)},"s":${f.sender},"q":${f.seq},"t":${Math.round(f.sendStartUs)}${intended}`;
+  return `{"r":${quotedRunId(f.runId)},"s":${f.sender},"q":${f.seq},"t":${Math.round(f.sendStartUs)}${intended}`;
+}
+
+// A run has one id: quote it once, not once per message.
+let lastRunId: string | undefined;
+let lastQuoted = '';
+function quotedRunId(runId: string): string {
+  if (runId !== lastRunId) {
+    lastRunId = runId;
+    lastQuoted = JSON.stringify(runId);
+  }
+  return lastQuoted;
 }
 
 /**

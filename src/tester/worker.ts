@@ -273,13 +273,10 @@ async function runSender(slot: SenderSlot): Promise<void> {
     }
     const startUs = monoUs();
     if (startUs >= deadlineUs) break;
-    const inputs = [];
-    for (let k = 0; k < n; k++) {
-      inputs.push({ body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding) });
-    }
+    const bodyOf = (k: number) => ({ body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding) });
     try {
       if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
-      const ids = n === 1 ? [await backend.send(queue, inputs[0]!)] : await backend.sendBatch(queue, inputs);
+      const ids = n === 1 ? [await backend.send(queue, bodyOf(0))] : await backend.sendBatch(queue, Array.from({ length: n }, (_, k) => bodyOf(k)));
       if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();
       succeeded(slot);

@@ -58,10 +58,10 @@ interface MessageRow {
   state?: MessageState;
 }
 
-function toMessage(row: MessageRow, now = Date.now()): Message {
+function toMessage(row: MessageRow, state?: MessageState): Message {
   return {
     id: BigInt(row.msg_id),
-    state: row.state ?? (row.vt.getTime() <= now ? 'ready' : row.read_ct > 0 ? 'inflight' : 'delayed'),
+    state: state ?? row.state ?? (row.vt.getTime() <= Date.now() ? 'ready' : row.read_ct > 0 ? 'inflight' : 'delayed'),
     readCount: row.read_ct,
     enqueuedAt: row.enqueued_at,
     visibleAt: row.vt,
@@ -173,8 +173,14 @@ export class PgmqBackend implements Backend {
     }
   }
 
+  /** Names already checked: the tester's loops pass the same name on every call. */
+  private readonly validNames = new Set<string>();
+
   private name(queue: string): string {
-    return validateQueueName('pgmq', queue);
+    if (this.validNames.has(queue)) return queue;
+    validateQueueName('pgmq', queue);
+    if (this.validNames.size < 1000) this.validNames.add(queue);
+    return queue;
   }
 
   async info(): Promise<ServerInfo> {
@@ -262,14 +268,6 @@ export class PgmqBackend implements Backend {
     return toNumber(rows[0]?.n);
   }
 
-  private checkBody(body: string): void {
-    try {
-      JSON.parse(body);
-    } catch {
-      throw invalidInput(`message body is not valid JSON: ${JSON.stringify(body.length > 60 ? body.slice(0, 60) + '…' : body)}`, 'pgmq bodies must be JSON, e.g. \'{"k":1}\' or \'"text"\'');
-    }
-  }
-
   private checkDelay(delaySec: number | undefined): number {
     const d = delaySec ?? 0;
     if (!Number.isInteger(d) || d < 0) throw invalidInput(`invalid delay ${d}`, 'give a whole number of seconds, 0 or more');
@@ -277,8 +275,9 @@ export class PgmqBackend implements Backend {
   }
 
   async send(queue: string, message: SendInput): Promise<MessageId> {
+    // The body is not parsed here: the server's jsonb input checks it on every call anyway,
+    // and its refusal (22P02/22P05) maps to the same invalid-input error, with nothing stored.
     this.name(queue);
-    this.checkBody(message.body);
     const delay = this.checkDelay(message.delaySec);
     const rows = await this.run<{ id: string }>(sql.sendQuery(queue, message.body, message.headers, delay, this.columns), queue);
     return BigInt(rows[0]!.id);
@@ -287,7 +286,6 @@ export class PgmqBackend implements Backend {
   async sendBatch(queue: string, messages: readonly SendInput[]): Promise<MessageId[]> {
     this.name(queue);
     if (messages.length === 0) return [];
-    for (const m of messages) this.checkBody(m.body);
     const delays = new Set(messages.map((m) => this.checkDelay(m.delaySec)));
     const withHeaders = messages.some((m) => m.headers !== undefined);
     if (delays.size === 1) {
@@ -339,7 +337,7 @@ export class PgmqBackend implements Backend {
     if (!Number.isInteger(vt) || vt < 0) throw invalidInput(`invalid visibility timeout ${vt}`, 'give a whole number of seconds, 0 or more');
     if (options.dequeue === 'naive') return this.naiveReceive(queue, options.qty, vt, options.naivePauseMs ?? 0);
     const rows = await this.run<MessageRow>(sql.readQuery(queue, vt, options.qty, this.columns), queue);
-    return rows.map((r) => toMessage({ ...r, state: 'inflight' }));
+    return rows.map((r) => toMessage(r, 'inflight'));
   }
 
   private async naiveReceive(queue: string, qty: number, vt: number, pauseMs: number): Promise<Message[]> {
@@ -353,7 +351,7 @@ export class PgmqBackend implements Backend {
         if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
         const upd = sql.naiveUpdateQuery(rel, candidates.rows.map((r) => BigInt(r.msg_id)), vt, this.columns);
         const rows = await client.query<MessageRow>(upd.text, upd.values);
-        return rows.rows.map((r) => toMessage({ ...r, state: 'inflight' }));
+        return rows.rows.map((r) => toMessage(r, 'inflight'));
       },
       'BEGIN ISOLATION LEVEL READ COMMITTED',
     );
