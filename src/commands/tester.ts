@@ -32,6 +32,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly batch: number;
   readonly vt: number;
   readonly rate: number;
+  readonly maxBacklog?: number | undefined;
   readonly warmup: string;
   readonly queue?: string | undefined;
   readonly keep?: boolean | undefined;
@@ -58,7 +59,10 @@ function faultsFrom(env: NodeJS.ProcessEnv): Faults | undefined {
 }
 
 const num = (name: string, v: unknown): number => {
-  if (typeof v !== 'number' || Number.isNaN(v)) throw usageError(`--${name} must be a number, not ${JSON.stringify(v ?? null)}`);
+  if (typeof v !== 'number' || Number.isNaN(v)) {
+    // yargs turns a word given to a number option into NaN: the word itself is gone.
+    throw usageError(typeof v === 'number' || v === undefined ? `--${name} must be a number` : `--${name} must be a number, not ${JSON.stringify(v)}`);
+  }
   return v;
 };
 
@@ -86,6 +90,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     batch: num('batch', argv.batch),
     vtSec: num('vt', argv.vt),
     ratePerSec: num('rate', argv.rate),
+    maxBacklog: argv.maxBacklog === undefined ? undefined : num('max-backlog', argv.maxBacklog),
     warmupMs: parseDuration('warmup', argv.warmup),
     queue: argv.queue,
     keep: argv.keep === true,
@@ -201,6 +206,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('batch', { type: 'number', default: 1, requiresArg: true, describe: 'messages per send_batch and per receive' })
       .option('vt', { type: 'number', default: 30, requiresArg: true, describe: 'visibility timeout in seconds' })
       .option('rate', { type: 'number', default: 0, requiresArg: true, describe: 'total offered load in messages/s (0: as fast as possible)' })
+      .option('max-backlog', {
+        type: 'number',
+        requiresArg: true,
+        describe: 'closed loop: senders wait while this many sent messages are not yet received',
+      })
       .option('warmup', { type: 'string', default: '0s', requiresArg: true, describe: 'excluded from the statistics, e.g. 5s' })
       .option('queue', { type: 'string', requiresArg: true, describe: 'use this queue [default: a fresh one, dropped after]' })
       .option('keep', { type: 'boolean', describe: 'keep the fresh queue (and the embedded SQLite file)' })

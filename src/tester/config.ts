@@ -31,6 +31,11 @@ export interface TesterConfig {
   readonly vtSec: number;
   /** Total offered load across senders (messages/s); 0 = as fast as possible. */
   readonly ratePerSec: number;
+  /**
+   * Closed loop: senders wait while this many of the run's messages are in the queue, sent
+   * and not yet received (see backlog.ts). undefined: no bound.
+   */
+  readonly maxBacklog?: number | undefined;
   readonly warmupMs: number;
   /** undefined: a fresh queue, dropped after the run unless keep. */
   readonly queue?: string | undefined;
@@ -99,6 +104,14 @@ export function validateConfig(c: TesterConfig): void {
   if (c.batch > 10_000) throw usageError('--batch is at most 10000');
   wholeAtLeast('vt', c.vtSec, 1);
   if (!(c.ratePerSec >= 0) || !Number.isFinite(c.ratePerSec)) throw usageError('--rate must be 0 or more messages per second');
+  if (c.maxBacklog !== undefined) {
+    wholeAtLeast('max-backlog', c.maxBacklog, 1);
+    if (c.maxBacklog > 2 ** 30) throw usageError('--max-backlog is at most 1073741824');
+    if (c.senders === 0 || c.receivers === 0) {
+      throw usageError('--max-backlog needs senders and receivers', 'it makes senders wait for receivers; drop it for a send-only or drain-only run');
+    }
+    if (c.maxBacklog < c.batch) throw usageError(`--max-backlog ${c.maxBacklog} is less than --batch ${c.batch}`, 'the bound must hold at least one batch');
+  }
   if (c.warmupMs < 0) throw usageError('--warmup must be 0 or more');
   if (c.drainTimeoutMs < 0) throw usageError('--drain-timeout must be 0 or more');
   if (c.outageTimeoutMs !== undefined && !(c.outageTimeoutMs > 0)) throw usageError('--outage-timeout must be more than 0');

@@ -13,6 +13,7 @@ import type { ConnectionBudget } from '../backends/pgmq/backend.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { decodeBody } from './body.js';
 import { DeliveryChecker, hasViolations } from './checker.js';
+import { newBacklogCells } from './backlog.js';
 import { monoUs } from './clock.js';
 import { DEFAULT_OUTAGE_TIMEOUT_MS, validateConfig, type TesterConfig } from './config.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
@@ -158,6 +159,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private receiverUpTo: number[] = [];
   private nextIntervalSecond = 0;
   private running: Histogram = newMergedHistogram();
+  /** --max-backlog: the counters every worker shares (backlog.ts). */
+  private readonly backlogCells = newBacklogCells();
   private hdrLog: { fd: number; writer: HistogramLogWriter } | undefined;
 
   constructor(config: TesterConfig) {
@@ -414,6 +417,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       messages: c.messagesPerSender,
       durationMs: c.durationMs,
       ratePerSec: c.ratePerSec > 0 && c.senders > 0 ? c.ratePerSec / c.senders : 0,
+      // A waiting sender gives up on a queue where nothing is received for the drain timeout
+      // (at least a second): the messages it waits for are lost, and the checker says so.
+      backlog: c.maxBacklog === undefined ? undefined : { cells: this.backlogCells, max: c.maxBacklog, stuckMs: Math.max(1000, c.drainTimeoutMs) },
       warmupMs: c.warmupMs,
       outageTimeoutMs: this.outageTimeoutMs(),
       faults: c.faults ?? {},
@@ -838,6 +844,13 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           (c.target.kind === 'sqlite' ? ' (including SQLite, which runs in-process)' : ''),
       );
     }
+    const backlogStuck = sum('sender', (t) => t.backlogStuck);
+    if (backlogStuck > 0) {
+      warnings.push(
+        `${backlogStuck} time(s) a sender waiting under --max-backlog went on anyway: nothing was received for ` +
+          `${Math.max(1000, c.drainTimeoutMs) / 1000} s (messages lost, or receivers that cannot receive)`,
+      );
+    }
     if (this.foreign > 0) warnings.push(`${this.foreign} message(s) without this run's id were consumed from the queue`);
     if (summary.counts.notDrained > 0 && c.receivers > 0) {
       warnings.push(`${summary.counts.notDrained} acknowledged send(s) were not received before the run ended (not judged as lost)`);
@@ -884,6 +897,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         batch: c.batch,
         vtSec: c.vtSec,
         ratePerSec: c.ratePerSec,
+        maxBacklog: c.maxBacklog ?? null,
         warmupMs: c.warmupMs,
         queue: x.queue,
         keep: c.keep,
@@ -914,6 +928,15 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
       maxP99,
       hdrLog: c.hdrLogPath ?? null,
+      backlog:
+        c.maxBacklog === undefined
+          ? null
+          : {
+              max: c.maxBacklog,
+              // Of the senders' time, the share spent waiting for room.
+              senderWaitShare: c.senders > 0 && x.durationMs > 0 ? round2(sum('sender', (t) => t.backlogWaitMs) / c.senders / x.durationMs) : 0,
+              stuck: backlogStuck,
+            },
     };
   }
 }

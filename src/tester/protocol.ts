@@ -50,6 +50,8 @@ export interface WorkerSetup {
   readonly durationMs: number | undefined;
   /** Sender: offered load of this sender (messages/s); 0 = as fast as possible. */
   readonly ratePerSec: number;
+  /** --max-backlog: the cells all workers share (backlog.ts), and the bound; undefined: none. */
+  readonly backlog: { readonly cells: SharedArrayBuffer; readonly max: number; readonly stuckMs: number } | undefined;
   readonly warmupMs: number;
   /** A loop whose calls have failed without a break for this long gives up (the store is gone). */
   readonly outageTimeoutMs: number;
@@ -98,6 +100,9 @@ export interface WorkerTotals {
   readonly otherErrors: number;
   /** Messages without this run's id that a receiver consumed. */
   readonly foreign: number;
+  /** Sender: time spent waiting for room under --max-backlog (ms), and waits given up on a stuck queue. */
+  readonly backlogWaitMs: number;
+  readonly backlogStuck: number;
   /** Messages deleted by the deleteAfterSendEvery fault. */
   readonly faultDeleted: number;
   /** After the warm-up: messages sent / delivered, and the first and last such moment (µs). */

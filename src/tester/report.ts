@@ -64,6 +64,11 @@ export interface TesterReport {
   readonly errors: { readonly count: number; readonly connection: number; readonly other: number; readonly last: string | null };
   readonly maxP99: { readonly limitMs: number; readonly valueMs: number; readonly exceeded: boolean } | null;
   readonly hdrLog: string | null;
+  /**
+   * --max-backlog: the bound, the share of the senders' time spent waiting for room (0..1),
+   * and how often a wait gave up on a queue where nothing was received. null: no bound.
+   */
+  readonly backlog: { readonly max: number; readonly senderWaitShare: number; readonly stuck: number } | null;
 }
 
 const fmt = (n: number, digits = 2) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
@@ -124,12 +129,16 @@ export function formatReport(r: TesterReport): string {
       `, ${amount}, ` +
       `${String(cfg['sizeBytes'])} B bodies, batch ${String(cfg['batch'])}, vt ${String(cfg['vtSec'])} s` +
       (Number(cfg['ratePerSec']) > 0 ? `, rate ${int(Number(cfg['ratePerSec']))}/s` : '') +
+      (r.backlog ? `, max backlog ${int(r.backlog.max)}` : '') +
       (Number(cfg['warmupMs']) > 0 ? `, warm-up ${fmt(Number(cfg['warmupMs']) / 1000)} s` : ''),
   );
   out.push(`queue       ${r.queue.name}${r.queue.created ? ' (created for the run' + (r.queue.dropped ? ', dropped after)' : ', kept)') : ''}`);
   out.push(`duration    ${fmt(r.durationMs / 1000)} s, run id ${r.runId}`);
   out.push('');
-  out.push(`throughput  send ${int(r.throughput.sendPerSec)} msg/s, receive ${int(r.throughput.receivePerSec)} msg/s`);
+  out.push(
+    `throughput  send ${int(r.throughput.sendPerSec)} msg/s, receive ${int(r.throughput.receivePerSec)} msg/s` +
+      (r.backlog ? ` (senders waited for the backlog ${Math.round(r.backlog.senderWaitShare * 100)}% of the time)` : ''),
+  );
   out.push('');
   const lat = r.latency;
   const rows: string[][] = [['latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'count']];

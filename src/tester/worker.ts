@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openBackend, type Backend } from '../backends/index.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { decodeBody, encodeBody, PaddingCache } from './body.js';
+import { BacklogGate } from './backlog.js';
 import { monoUs } from './clock.js';
 import { EventBuffer, EventKind } from './events.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs, type Histogram, type HistogramName } from './histograms.js';
@@ -98,6 +99,8 @@ const totals = {
   otherErrors: 0,
   foreign: 0,
   faultDeleted: 0,
+  backlogWaitMs: 0,
+  backlogStuck: 0,
   measuredCount: 0,
   measuredFirstUs: Infinity,
   measuredLastUs: -Infinity,
@@ -134,6 +137,9 @@ interface ReceiverSlot extends FailureRun {
   /** Start of its receive call in progress: the watermark (no later event can be keyed earlier). */
   receiveSince: number | undefined;
 }
+
+/** --max-backlog, shared with every other worker of the run. */
+const gate = setup.backlog && new BacklogGate(setup.backlog.cells, setup.backlog.max, setup.batch);
 
 const senderSlots: SenderSlot[] = [];
 const receiverSlots: ReceiverSlot[] = [];
@@ -271,8 +277,20 @@ async function runSender(slot: SenderSlot): Promise<void> {
       while (!stopping && monoUs() < intendedUs) await pause(Math.max(1, (intendedUs - monoUs()) / 1000));
       if (stopping) break;
     }
+    if (gate) {
+      // Closed loop: wait for room in the backlog. The wait happens before the send starts,
+      // so it is not send latency (with --rate, the intended time still counts it).
+      const waitFrom = monoUs();
+      const r = await gate.reserve(n, setup.backlog!.stuckMs, () => stopping || monoUs() >= deadlineUs, () => monoUs() / 1000);
+      totals.backlogWaitMs += (monoUs() - waitFrom) / 1000;
+      if (r === 'cancelled') break;
+      if (r === 'stuck') totals.backlogStuck += 1;
+    }
     const startUs = monoUs();
-    if (startUs >= deadlineUs) break;
+    if (startUs >= deadlineUs) {
+      gate?.release(n, false);
+      break;
+    }
     const bodyOf = (k: number) => ({ body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding) });
     try {
       if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
@@ -296,9 +314,12 @@ async function runSender(slot: SenderSlot): Promise<void> {
         // what the thread's other senders added meanwhile.
         const deleted = await backend.delete(queue, [ids[0]]).catch(() => []);
         totals.faultDeleted += deleted.length;
+        gate?.release(deleted.length, false);
       }
     } catch (e) {
-      // The outcome is unknown: the messages may or may not be in the queue.
+      // The outcome is unknown: the messages may or may not be in the queue. Their room in the
+      // backlog is given back (if they did arrive, receiving them gives it back once more).
+      gate?.release(n, false);
       totals.sendFailed += n;
       counter.at(secondOf(monoUs())).sendFailed += n;
       recordSendRange(slot, seq, n, SEND_UNCERTAIN);
@@ -316,20 +337,77 @@ async function runSender(slot: SenderSlot): Promise<void> {
 
 // ---- receiver ------------------------------------------------------------------------
 
+/** A batch's acknowledgement, in flight while the receiver asks for the next batch. */
+interface AckInFlight {
+  readonly ours: readonly { readonly sender: number; readonly seq: number; readonly id: bigint }[];
+  readonly outcome: Promise<{ readonly done: readonly bigint[] | undefined; readonly error: unknown; readonly startUs: number; readonly endUs: number }>;
+}
+
+function startAck(backend: Backend, ids: bigint[], ours: AckInFlight['ours']): AckInFlight {
+  const { queue, ack } = setup;
+  const startUs = monoUs();
+  const call = ack === 'archive' ? backend.archive(queue, ids) : backend.delete(queue, ids);
+  return {
+    ours,
+    outcome: call.then(
+      (done) => ({ done, error: undefined, startUs, endUs: monoUs() }),
+      (error: unknown) => ({ done: undefined, error, startUs, endUs: monoUs() }),
+    ),
+  };
+}
+
+/** Records an acknowledgement's outcome; false when the loop should give up. */
+async function finishAck(slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ endUs: number } | undefined> {
+  const o = await inFlight.outcome;
+  let done: Set<bigint>;
+  if (o.done !== undefined) {
+    done = new Set(o.done);
+    succeeded(slot);
+  } else {
+    done = new Set();
+    if (!(await failed(slot, o.error))) return undefined;
+  }
+  if (o.startUs >= warmupEndUs) recordUs(histograms.ack, o.endUs - o.startUs);
+  let acked = 0;
+  for (const m of inFlight.ours) {
+    const ok = done.has(m.id);
+    if (ok) acked += 1;
+    else totals.ackFailed += 1;
+    slot.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, 0n);
+  }
+  totals.acknowledged += acked;
+  counter.at(secondOf(o.endUs)).acknowledged += acked;
+  return { endUs: o.endUs };
+}
+
 async function runReceiver(slot: ReceiverSlot): Promise<void> {
-  const { queue, runId, batch, vtSec, dequeue, naivePauseMs, ack, faults } = setup;
+  const { queue, runId, batch, vtSec, dequeue, naivePauseMs, faults } = setup;
   const { backend, events } = slot;
   const vtMs = vtSec * 1000;
   let emptyBackoffMs = 1;
   let answered = 0;
+  // The previous batch's acknowledgement: the next receive goes out behind it on the same
+  // connection, in the same write, without waiting for its answer (pipelined, as a consumer
+  // that acknowledges asynchronously does). The connection answers in order.
+  let pendingAck: AckInFlight | undefined;
   for (;;) {
     await yieldNow();
     if (stopping) break;
-    const recvStart = monoUs();
-    slot.receiveSince = recvStart;
+    const issuedUs = monoUs();
+    slot.receiveSince = issuedUs;
+    const receiving = backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs });
+    receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
+    // The receive call starts, for its latency, when the connection is done with the ack.
+    let recvStart = issuedUs;
+    if (pendingAck) {
+      const acked = await finishAck(slot, pendingAck);
+      pendingAck = undefined;
+      if (!acked) return;
+      recvStart = Math.max(issuedUs, acked.endUs);
+    }
     let messages;
     try {
-      messages = await backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs });
+      messages = await receiving;
       const every = faults.loseReceiveAnswerEvery;
       if (messages.length > 0 && every !== undefined && every > 0 && answered++ % every === every - 1) {
         throw new SmqError('connection', `injected: the answer to a receive of ${messages.length} message(s) was lost with the connection`);
@@ -391,36 +469,21 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
       if (recvStart >= warmupEndUs) measured += 1;
     }
     counter.at(second).received += messages.length - foreignHere;
+    gate?.release(messages.length - foreignHere, true);
     maybeCrash(totals.received);
     if (measured > 0) {
       totals.measuredCount += measured;
       if (recvStart < totals.measuredFirstUs) totals.measuredFirstUs = recvStart;
       if (recvEnd > totals.measuredLastUs) totals.measuredLastUs = recvEnd;
     }
-
     // Acknowledge everything received, ours or not: the tester is this queue's consumer.
-    const ids = messages.map((m) => m.id);
-    const ackStart = monoUs();
-    let done: Set<bigint>;
-    try {
-      done = new Set(ack === 'archive' ? await backend.archive(queue, ids) : await backend.delete(queue, ids));
-      succeeded(slot);
-    } catch (e) {
-      done = new Set();
-      if (!(await failed(slot, e))) return;
-    }
-    const ackEnd = monoUs();
-    if (ackStart >= warmupEndUs) recordUs(histograms.ack, ackEnd - ackStart);
-    let acked = 0;
-    for (const o of ours) {
-      const ok = done.has(o.id);
-      if (ok) acked += 1;
-      else totals.ackFailed += 1;
-      events.push(ok ? EventKind.ackOk : EventKind.ackFailed, o.sender, o.seq, 0, 0, ackEnd, 0n);
-    }
-    totals.acknowledged += acked;
-    counter.at(secondOf(ackEnd)).acknowledged += acked;
+    pendingAck = startAck(
+      backend,
+      messages.map((m) => m.id),
+      ours,
+    );
   }
+  if (pendingAck) await finishAck(slot, pendingAck);
 }
 
 // ---- lifecycle -----------------------------------------------------------------------

@@ -103,3 +103,27 @@ test('a transaction holds the connection: the naive dequeue runs on it, other ca
   expect(sent).toBeTypeOf('bigint');
   expect((await b.queueStats(q)).total).toBe(6);
 });
+
+test('calls made in one turn of the event loop go out in one write, and are answered in order', async () => {
+  await open();
+  const [first] = await Promise.all([b.send(q, { body: '{"n":1}' }), b.send(q, { body: '{"n":2}' })]);
+  await b.receive(q, { qty: 1, vtSec: 30 }); // every statement below is prepared already
+  await b.delete(q, [first!]);
+  const net = await import('node:net');
+  const proto = net.Socket.prototype as unknown as { write: (...a: unknown[]) => boolean };
+  const original = proto.write;
+  let writes = 0;
+  proto.write = function (this: unknown, ...a: unknown[]) {
+    writes += 1;
+    return original.apply(this, a);
+  };
+  try {
+    // As a tester receiver does: acknowledge one message and ask for the next at once.
+    const [deleted, next] = await Promise.all([b.delete(q, [first!]), b.receive(q, { qty: 1, vtSec: 30 })]);
+    expect(deleted).toEqual([]); // deleted already above
+    expect(next).toHaveLength(1);
+    expect(writes).toBe(1);
+  } finally {
+    proto.write = original;
+  }
+});

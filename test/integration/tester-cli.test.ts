@@ -58,6 +58,10 @@ describe('smq tester', () => {
     [['tester', '--duration', 'soon']],
     [['tester', '--ack', 'archive']],
     [['tester', '--senders', '0']],
+    [['tester', '--max-backlog', '0']],
+    [['tester', '--max-backlog', 'lots']],
+    [['tester', '--max-backlog', '10', '--receivers', '0']],
+    [['tester', '--max-backlog', '4', '--batch', '10']],
   ])('bad usage exits 2 with one line: %j', async (args) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);

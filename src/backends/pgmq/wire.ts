@@ -109,6 +109,20 @@ class WireConnection {
   private readonly statements = new Map<string, Statement>();
   private closed = false;
   private lastError: unknown;
+  /**
+   * Calls made in one turn of the event loop go out in one write: a receiver that acknowledges
+   * one batch and asks for the next pipelines both in one system call (flushed on nextTick,
+   * after every promise continuation of the turn has run).
+   */
+  private outbox: Buffer[] = [];
+  private flushing = false;
+  private readonly flush = () => {
+    this.flushing = false;
+    const out = this.outbox;
+    this.outbox = [];
+    if (this.closed || out.length === 0) return;
+    this.stream.write(out.length === 1 ? out[0]! : Buffer.concat(out));
+  };
 
   private constructor(private readonly stream: Duplex) {
     stream.removeAllListeners('data');
@@ -143,7 +157,11 @@ class WireConnection {
     }
     return new Promise((resolve, reject) => {
       this.pending.push({ statement, preparing, fields: undefined, result: { rows: [] }, error: undefined, resolve, reject });
-      this.stream.write(out);
+      this.outbox.push(out);
+      if (!this.flushing) {
+        this.flushing = true;
+        process.nextTick(this.flush);
+      }
     });
   }
 
@@ -233,6 +251,7 @@ class WireConnection {
       this.stream.once('close', () => resolve());
       setTimeout(resolve, 1000).unref();
     });
+    this.flush();
     this.stream.write(serialize.end());
     this.stream.end();
     await gone;
