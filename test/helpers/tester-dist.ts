@@ -1,6 +1,7 @@
 // The tester's integration tests run the built code (dist/), so that the worker threads
 // load the real worker.js exactly as `smq tester` does. Types come from src/.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterEach, inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as TesterModule from '../../src/tester/index.js';
@@ -36,4 +37,29 @@ export function baseConfig(target: TesterConfig['target'], patch: Partial<Tester
 export function tempSqlite(): { path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'smq-tester-test-'));
   return { path: join(dir, 'q.sqlite'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export type TesterStore = { name: string; target: () => TesterConfig['target']; create: boolean };
+
+/**
+ * The two stores a tester test runs on: a fresh SQLite file (removed after each test) and the
+ * suite's Postgres. Registers its own afterEach cleanup in the calling test file.
+ */
+export function testerStores(): TesterStore[] {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const c of cleanups.splice(0).reverse()) c();
+  });
+  return [
+    {
+      name: 'sqlite',
+      create: true,
+      target: () => {
+        const t = tempSqlite();
+        cleanups.push(t.cleanup);
+        return { kind: 'sqlite', path: t.path };
+      },
+    },
+    { name: 'pgmq', create: false, target: () => ({ kind: 'pgmq', url: inject('pgUrl') }) },
+  ];
 }

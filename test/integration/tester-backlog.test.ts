@@ -5,28 +5,12 @@ import { afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Target } from '../../src/backends/target.js';
 import type { TesterConfig } from '../../src/tester/index.js';
 import { ensureBuilt } from '../helpers/run-cli.js';
-import { baseConfig, loadBackends, loadTester, tempSqlite } from '../helpers/tester-dist.js';
+import { baseConfig, loadBackends, loadTester, testerStores, type TesterStore } from '../helpers/tester-dist.js';
 
 beforeAll(() => ensureBuilt());
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-type Store = { name: string; target: () => Target; create: boolean };
-const stores: Store[] = [
-  {
-    name: 'sqlite',
-    create: true,
-    target: () => {
-      const t = tempSqlite();
-      cleanups.push(t.cleanup);
-      return { kind: 'sqlite', path: t.path };
-    },
-  },
-  { name: 'pgmq', create: false, target: () => ({ kind: 'pgmq', url: inject('pgUrl') }) },
-];
+const stores = testerStores();
+type Store = TesterStore;
 
 /** Runs the tester on a queue of its own while another connection samples the queue's depth. */
 async function runWatched(store: Store, patch: Partial<TesterConfig>) {

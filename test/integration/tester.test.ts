@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Target } from '../../src/backends/target.js';
 import { ensureBuilt } from '../helpers/run-cli.js';
-import { baseConfig, loadBackends, loadTester, tempSqlite } from '../helpers/tester-dist.js';
+import { baseConfig, loadBackends, loadTester, tempSqlite, testerStores } from '../helpers/tester-dist.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -14,19 +14,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-type Store = { name: string; target: () => Target; create: boolean };
-const stores: Store[] = [
-  {
-    name: 'sqlite',
-    create: true,
-    target: () => {
-      const t = tempSqlite();
-      cleanups.push(t.cleanup);
-      return { kind: 'sqlite', path: t.path };
-    },
-  },
-  { name: 'pgmq', create: false, target: () => ({ kind: 'pgmq', url: inject('pgUrl') }) },
-];
+const stores = testerStores();
 
 describe.each(stores)('tester on $name', (store) => {
   test('safe dequeue: clean, and the counts reconcile with the database', async () => {
