@@ -161,6 +161,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private running: Histogram = newMergedHistogram();
   /** --max-backlog: the counters every worker shares (backlog.ts). */
   private readonly backlogCells = newBacklogCells();
+  /** --max-backlog: a waiting sender goes on after this long with nothing received. */
+  private backlogStuckMs(): number {
+    return Math.max(1000, this.config.drainTimeoutMs);
+  }
   private hdrLog: { fd: number; writer: HistogramLogWriter } | undefined;
 
   constructor(config: TesterConfig) {
@@ -419,7 +423,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       ratePerSec: c.ratePerSec > 0 && c.senders > 0 ? c.ratePerSec / c.senders : 0,
       // A waiting sender gives up on a queue where nothing is received for the drain timeout
       // (at least a second): the messages it waits for are lost, and the checker says so.
-      backlog: c.maxBacklog === undefined ? undefined : { cells: this.backlogCells, max: c.maxBacklog, stuckMs: Math.max(1000, c.drainTimeoutMs) },
+      backlog: c.maxBacklog === undefined ? undefined : { cells: this.backlogCells, max: c.maxBacklog, stuckMs: this.backlogStuckMs() },
       warmupMs: c.warmupMs,
       outageTimeoutMs: this.outageTimeoutMs(),
       faults: c.faults ?? {},
@@ -848,7 +852,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     if (backlogStuck > 0) {
       warnings.push(
         `${backlogStuck} time(s) a sender waiting under --max-backlog went on anyway: nothing was received for ` +
-          `${Math.max(1000, c.drainTimeoutMs) / 1000} s (messages lost, or receivers that cannot receive)`,
+          `${this.backlogStuckMs() / 1000} s (messages lost, or receivers that cannot receive)`,
       );
     }
     if (this.foreign > 0) warnings.push(`${this.foreign} message(s) without this run's id were consumed from the queue`);

@@ -356,7 +356,7 @@ function startAck(backend: Backend, ids: bigint[], ours: AckInFlight['ours']): A
   };
 }
 
-/** Records an acknowledgement's outcome; false when the loop should give up. */
+/** Records an acknowledgement's outcome and returns when it ended; undefined when the loop should give up. */
 async function finishAck(slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ endUs: number } | undefined> {
   const o = await inFlight.outcome;
   let done: Set<bigint>;
