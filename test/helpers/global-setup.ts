@@ -3,6 +3,7 @@
 import type { TestProject } from 'vitest/node';
 import { startPgServer, type PgServer } from './pg-server.js';
 import { installSchema } from './schema.js';
+import { clonePgmq, installRealPgmq } from './real-pgmq.js';
 
 let server: PgServer | undefined;
 
@@ -15,7 +16,14 @@ export default async function setup(project: TestProject) {
   await installSchema(url);
   project.provide('pgUrl', url);
   project.provide('pgDataDir', server?.dataDir ?? '');
-  project.provide('pgmqUrl', process.env['SMQ_TEST_PGMQ_URL'] ?? '');
+  // Real pgmq releases (../shared/pgmq, set by .ci/run) on the suite's own server only.
+  const pgmqDir = process.env['SMQ_TEST_PGMQ_DIR'];
+  const releases = pgmqDir && server ? await installRealPgmq(server.adminUrl, pgmqDir) : {};
+  project.provide('pgmqReleases', releases);
+  // The conformance suite writes: it gets a clone of the newest release, the templates stay clean.
+  const newest = releases['1.13.0'];
+  const pgmqUrl = process.env['SMQ_TEST_PGMQ_URL'] ?? (newest ? await clonePgmq(newest, 'pgmq_conformance') : '');
+  project.provide('pgmqUrl', pgmqUrl);
   return () => {
     server?.stop();
   };
@@ -26,5 +34,7 @@ declare module 'vitest' {
     pgUrl: string;
     pgDataDir: string;
     pgmqUrl: string;
+    /** Real pgmq release -> URL of its template database (empty without SMQ_TEST_PGMQ_DIR). */
+    pgmqReleases: Record<string, string>;
   }
 }
