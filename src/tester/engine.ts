@@ -9,7 +9,6 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { openBackend, type Backend, type ServerInfo } from '../backends/index.js';
 import { validateQueueName } from '../backends/names.js';
-import type { ConnectionBudget } from '../backends/pgmq/backend.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { decodeBody } from './body.js';
 import { DeliveryChecker, hasViolations } from './checker.js';
@@ -17,6 +16,8 @@ import { newBacklogCells } from './backlog.js';
 import { monoUs } from './clock.js';
 import { DEFAULT_OUTAGE_TIMEOUT_MS, validateConfig, type TesterConfig } from './config.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
+import { checkConnections } from './connections.js';
+import { overdueWorkers, Supervisor, withDeadline } from './lifecycle.js';
 import {
   addEncoded,
   HISTOGRAM_NAMES,
@@ -55,6 +56,12 @@ const IN_QUEUE_PAGE = 1000;
 const UNCERTAIN_GRACE_MS = 1000;
 /** A worker that does not answer STOP within this is terminated. */
 const STOP_TIMEOUT_MS = 15_000;
+/** Ctrl-C, or a failed run: workers give up on calls still waiting this long after STOP (a hung server). */
+const STOP_ABANDON_MS = 300;
+/** The main thread's own calls after the run wait at most this long for an answer (a hung server)... */
+const END_CALL_MS = 10_000;
+/** ... and this long after Ctrl-C or a failure. */
+const END_CALL_HURRIED_MS = 1000;
 /** A worker's event loop delayed this much (p99) means the tester, not the queue, set the pace. */
 const LAG_WARN_MS = 50;
 /** Share of all cores the tester process may use before it is probably the bottleneck. */
@@ -117,8 +124,13 @@ interface WorkerSlot {
   result: Extract<FromWorker, { type: 'RESULT' }> | undefined;
   exited: boolean;
   stopSent: boolean;
+  /** STOP went out with abandonAfterMs. */
+  abandonSent: boolean;
   /** When STOP went out (ms, Date.now), to end a worker whose call never returns. */
-  stopSentAt: number;
+  stopSentAtMs: number | undefined;
+  /** terminate() called: the worker is being ended. */
+  terminating: boolean;
+  readonly finished: boolean;
   upToSecond: number;
   /** Failed calls it reported (ERROR messages), by kind: the count when it dies without a result. */
   readonly reportedErrors: Record<ErrorKind, number>;
@@ -154,7 +166,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private errorCount = 0;
   private foreign = 0;
   private receiverThreads = 0;
-  private finishing: (() => void) | undefined;
+  private supervisor: Supervisor | undefined;
   private readonly intervals = new Map<number, Histogram>();
   private receiverUpTo: number[] = [];
   private nextIntervalSecond = 0;
@@ -180,7 +192,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     this.interrupted = true;
     this.interruptSignal = signal;
     this.interruptedAtUs = monoUs();
-    for (const w of this.workers) if (w.role === 'sender') this.stopWorker(w);
+    for (const w of this.workers) if (w.role === 'sender' || w.stopSent) this.stopWorker(w);
   }
 
   private setPhase(p: TesterPhase): void {
@@ -193,11 +205,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     if (!w.exited) w.worker.postMessage(m);
   }
 
+  /** STOP; after Ctrl-C or a failure, with a short wait for calls in flight (the server may hang). */
   private stopWorker(w: WorkerSlot): void {
-    if (w.stopSent) return;
+    const hurry = this.interrupted || this.fatal !== undefined;
+    if (w.stopSent && (w.abandonSent || !hurry)) return;
     w.stopSent = true;
-    w.stopSentAt = Date.now();
-    this.post(w, { type: 'STOP' });
+    w.stopSentAtMs ??= Date.now();
+    w.abandonSent = hurry;
+    this.post(w, hurry ? { type: 'STOP', abandonAfterMs: STOP_ABANDON_MS } : { type: 'STOP' });
   }
 
   async run(): Promise<TesterReport> {
@@ -216,13 +231,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     let messagesBefore: number | null = null;
     let messagesAfter: number | null = null;
     let cpuStart = process.cpuUsage();
+    let reachable = true;
     try {
       validateQueueName(backend.kind, queue);
       if (c.ack === 'archive' && !backend.capabilities.archive) {
         throw new SmqError('usage', '--ack archive needs a store with an archive', { hint: 'use --ack delete' });
       }
       const info = await backend.info();
-      await this.checkConnections(backend);
+      await checkConnections(backend, c.senders, c.receivers);
       if (c.senders === 0) {
         messagesBefore = (await backend.queueStats(queue)).total; // throws queue-not-found
       } else {
@@ -264,9 +280,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       // A worker already gave up on the store (or died): no waiting for it to come back.
       const retryMs = failure !== undefined ? 0 : this.interrupted ? END_RETRY_INTERRUPTED_MS : Math.min(END_RETRY_MS, this.outageTimeoutMs());
       const retryUntil = Date.now() + retryMs;
-      let reachable = true;
+      // Every call now has a deadline of its own: a hung server must not hold the report back.
+      const callMs = failure !== undefined || this.interrupted ? END_CALL_HURRIED_MS : END_CALL_MS;
+      const answered = <T>(what: string, call: () => Promise<T>) => () => withDeadline(call(), callMs, what);
       try {
-        messagesAfter = (await this.retrying(retryUntil, () => backend.queueStats(queue))).total;
+        messagesAfter = (await this.retrying(retryUntil, answered('reading the queue', () => backend.queueStats(queue)))).total;
       } catch (e) {
         messagesAfter = null;
         reachable = !isLostConnection(e);
@@ -280,7 +298,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       const missing = this.checker.ackedSends - this.checker.ackedDelivered;
       if (judgeLoss && missing > 0) {
         try {
-          const found = await this.retrying(retryUntil, () => this.findInQueue(backend, queue));
+          const found = await this.retrying(retryUntil, () => this.findInQueue(backend, queue, callMs));
           if (found > 0) {
             warnings.push(
               `${found} acknowledged message(s) were never received but are still in the queue ` +
@@ -297,7 +315,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       if (created && c.queue === undefined && !c.keep) {
         try {
           if (!reachable) throw new SmqError('connection', 'the database is unreachable');
-          await this.retrying(retryUntil, () => backend.dropQueue(queue));
+          await this.retrying(retryUntil, answered('dropping the queue', () => backend.dropQueue(queue)));
           dropped = true;
         } catch (e) {
           warnings.push(`the queue ${queue} created for the run was not dropped: ${errorText(e)}`);
@@ -322,11 +340,15 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       return report;
     } catch (e) {
       await this.terminateAll();
-      if (created && c.queue === undefined && !c.keep && !dropped) await backend.dropQueue(queue).catch(() => undefined);
+      if (created && c.queue === undefined && !c.keep && !dropped) {
+        await withDeadline(backend.dropQueue(queue), END_CALL_HURRIED_MS, 'dropping the queue').catch(() => undefined);
+      }
       throw e;
     } finally {
       this.closeHdrLog();
-      await backend.close().catch(() => undefined);
+      // A store that does not answer does not close either: its connection is left to the exit.
+      const closing = backend.close().catch(() => undefined);
+      if (reachable) await withDeadline(closing, END_CALL_HURRIED_MS, 'closing').catch(() => undefined);
     }
   }
 
@@ -350,13 +372,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
    * Reads the queue back and marks this run's acknowledged, never received messages found
    * there (they are not lost). Returns how many; reads at most IN_QUEUE_SCAN_LIMIT messages.
    */
-  private async findInQueue(backend: Backend, queue: string): Promise<number> {
+  private async findInQueue(backend: Backend, queue: string, callMs: number): Promise<number> {
     const missing = this.checker.ackedSends - this.checker.ackedDelivered;
     let found = 0;
     let scanned = 0;
     let afterId: bigint | undefined;
     while (found < missing && scanned < IN_QUEUE_SCAN_LIMIT) {
-      const page = await backend.peek(queue, { limit: IN_QUEUE_PAGE, state: 'all', order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) });
+      const reading = backend.peek(queue, { limit: IN_QUEUE_PAGE, state: 'all', order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) });
+      const page = await withDeadline(reading, callMs, 'reading the queue back');
       for (const m of page) {
         const body = decodeBody(m.body, this.runId);
         if (body.kind === 'ours' && this.checker.recordInQueue(body.sender, body.seq)) found += 1;
@@ -366,31 +389,6 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       afterId = page[page.length - 1]!.id;
     }
     return found;
-  }
-
-  /**
-   * Every sender and receiver holds a connection of its own: refuse a run that needs more than
-   * the server has free, before anything is created (a usage problem on this server: exit 2).
-   */
-  private async checkConnections(backend: Backend): Promise<void> {
-    const probe = (backend as Partial<{ connectionBudget(): Promise<ConnectionBudget> }>).connectionBudget;
-    if (typeof probe !== 'function') return;
-    const c = this.config;
-    const need = c.senders + c.receivers;
-    let b: ConnectionBudget;
-    try {
-      b = await probe.call(backend);
-    } catch {
-      return; // the catalog could not be read: let the connections themselves tell
-    }
-    if (need <= b.free) return;
-    const why =
-      b.limitedBy === 'server'
-        ? `max_connections ${b.maxConnections}, ${b.inUse} in use, ${b.reserved} reserved for superusers`
-        : `the ${b.limitedBy}'s connection limit is ${b.limit}`;
-    throw new SmqError('usage', `--senders ${c.senders} --receivers ${c.receivers} need ${need} connections; the server has ${b.free} free (${why})`, {
-      hint: 'lower --senders or --receivers, or raise the limit (--threads does not help: each sender and receiver keeps its own connection)',
-    });
   }
 
   // ---- workers ------------------------------------------------------------------------
@@ -488,7 +486,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           result: undefined,
           exited: false,
           stopSent: false,
-          stopSentAt: 0,
+          abandonSent: false,
+          stopSentAtMs: undefined,
+          terminating: false,
+          get finished() {
+            return this.result !== undefined || this.exited;
+          },
           upToSecond: 0,
           reportedErrors: { connection: 0, other: 0 },
         };
@@ -517,7 +520,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
             // After a crash, 'error' has already said why.
             this.onFatal(`${name} exited without a result (exit code ${code})`);
           }
-          this.finishing?.();
+          this.supervisor?.poke();
         });
       });
     });
@@ -538,7 +541,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private onFatal(message: string): void {
     if (this.fatal === undefined) this.fatal = message;
     for (const w of this.workers) this.stopWorker(w);
-    this.finishing?.();
+    this.supervisor?.poke();
   }
 
   private onMessage(w: WorkerSlot, m: FromWorker): void {
@@ -554,7 +557,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           this.receiverUpTo[w.roleSlot] = Infinity;
         }
         this.foreign += m.totals.foreign;
-        this.finishing?.();
+        this.supervisor?.poke();
         break;
       case 'ERROR':
         this.errorCount += 1;
@@ -674,40 +677,35 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     return this.interrupted ? Math.min(this.config.drainTimeoutMs, INTERRUPT_DRAIN_MS) : this.config.drainTimeoutMs;
   }
 
-  /** Runs until every worker has reported its result (or the run failed). */
+  /** Runs until every worker has reported its result or is gone (lifecycle.ts: never re-entered). */
   private supervise(): Promise<void> {
-    return new Promise((resolve) => {
-      let lastProgress = 0;
-      const check = () => {
-        if (this.workers.every((w) => w.result || w.exited)) {
-          clearInterval(timer);
-          this.finishing = undefined;
-          this.merger.release();
-          this.releaseIntervals(true);
-          this.emitProgress();
-          resolve();
-          return;
-        }
-        // A worker stuck in a call that never returns (a hung connection) is ended.
-        for (const w of this.workers) {
-          if (w.stopSent && !w.result && !w.exited && Date.now() - w.stopSentAt > STOP_TIMEOUT_MS) {
-            this.onFatal(`${workerName(w.role, w.indices)} did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
-            void w.worker.terminate();
-          }
-        }
-        if (this.fatal !== undefined) return;
-        const sendersDone = this.workers.every((w) => w.role !== 'sender' || w.result !== undefined);
-        if (this.phase === 'sending' && sendersDone) this.beginDrain();
-        if (this.phase === 'draining') this.checkDrain();
-        const now = Date.now();
-        if (now - lastProgress >= 1000) {
-          lastProgress = now;
-          this.emitProgress();
-        }
-      };
-      const timer = setInterval(check, TICK_MS);
-      this.finishing = check;
-    });
+    let lastProgress = 0;
+    const step = (): boolean => {
+      if (this.workers.every((w) => w.finished)) {
+        this.merger.release();
+        this.releaseIntervals(true);
+        this.emitProgress();
+        return true;
+      }
+      // A worker whose event loop does not answer STOP (stuck in a call) is ended, once.
+      for (const w of overdueWorkers(this.workers, Date.now(), STOP_TIMEOUT_MS)) {
+        w.terminating = true;
+        void w.worker.terminate().catch(() => 0);
+        this.onFatal(`${workerName(w.role, w.indices)} did not stop within ${STOP_TIMEOUT_MS / 1000} s`);
+      }
+      if (this.fatal !== undefined) return false;
+      const sendersDone = this.workers.every((w) => w.role !== 'sender' || w.result !== undefined);
+      if (this.phase === 'sending' && sendersDone) this.beginDrain();
+      if (this.phase === 'draining') this.checkDrain();
+      const now = Date.now();
+      if (now - lastProgress >= 1000) {
+        lastProgress = now;
+        this.emitProgress();
+      }
+      return false;
+    };
+    this.supervisor = new Supervisor(step, TICK_MS);
+    return this.supervisor.run();
   }
 
   private checkDrain(): void {

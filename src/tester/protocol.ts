@@ -62,8 +62,12 @@ export interface WorkerSetup {
 export type ToWorker =
   /** Begin; runStartUs on the shared monotonic clock is second 0 of the series. */
   | { readonly type: 'START'; readonly runStartUs: number }
-  /** Finish the current call, report, and exit. */
-  | { readonly type: 'STOP' };
+  /**
+   * Finish the current call, report, and exit. With abandonAfterMs (Ctrl-C, a failed run):
+   * calls still waiting that long after are given up on (a hung server never answers), so
+   * the worker reports anyway. May come again, to add abandonAfterMs.
+   */
+  | { readonly type: 'STOP'; readonly abandonAfterMs?: number };
 
 export interface EventLoopStats {
   readonly meanMs: number;

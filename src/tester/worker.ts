@@ -9,8 +9,10 @@ import { openBackend, type Backend } from '../backends/index.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { decodeBody, encodeBody, PaddingCache } from './body.js';
 import { BacklogGate } from './backlog.js';
+import { CallWatch, NoAnswer } from './calls.js';
 import { monoUs } from './clock.js';
 import { EventBuffer, EventKind } from './events.js';
+import { withDeadline } from './lifecycle.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs, type Histogram, type HistogramName } from './histograms.js';
 import { SEND_ACKED, SEND_UNCERTAIN, type ErrorKind, type FromWorker, type ReceiverReport, type ToWorker, type WorkerSetup } from './protocol.js';
 import { SecondCounter } from './series.js';
@@ -32,6 +34,8 @@ const MAX_CONSECUTIVE_ERRORS = 40;
  * loop: no flush timer, no STOP, no lag samples. Give the loop a turn every YIELD_US.
  */
 const YIELD_US = 10_000;
+/** After the result: connections that do not close within this (a hung server) are left to the thread's exit. */
+const CLOSE_GRACE_MS = 1000;
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
@@ -48,7 +52,10 @@ const errorKind = (e: unknown): ErrorKind => (isSmqError(e) && e.kind === 'conne
 let runStartUs = 0;
 let warmupEndUs = 0;
 let stopping = false;
+let abandonArmed = false;
 const wakers = new Set<() => void>();
+/** Every call to the store goes through this: one that never answers is given up on (calls.ts). */
+const watch = new CallWatch(() => monoUs() / 1000);
 const started = new Promise<void>((resolve) => {
   port.on('message', (m: ToWorker) => {
     if (m.type === 'START') {
@@ -58,12 +65,17 @@ const started = new Promise<void>((resolve) => {
     } else if (m.type === 'STOP') {
       stopping = true;
       for (const wake of wakers) wake();
+      if (m.abandonAfterMs !== undefined && !abandonArmed) {
+        abandonArmed = true;
+        setTimeout(() => watch.abandonAll('the run stopped while this call waited for the database'), m.abandonAfterMs);
+      }
     }
   });
 });
 
-/** Sleeps, but wakes at once on STOP. */
+/** Sleeps, but wakes at once on STOP (and does not sleep once stopping). */
 function pause(ms: number): Promise<void> {
+  if (stopping) return Promise.resolve();
   return new Promise((resolve) => {
     const t = setTimeout(done, ms);
     function done() {
@@ -220,13 +232,18 @@ async function failed(slot: FailureRun, e: unknown): Promise<boolean> {
   const now = monoUs();
   totals.lastError = errorText(e);
   slot.consecutiveErrors += 1;
-  slot.failingSinceUs ??= now;
+  // A call that never answered failed when it started: its wait counts toward the outage.
+  slot.failingSinceUs ??= e instanceof NoAnswer ? Math.min(now, e.sinceMs * 1000) : now;
   const failingMs = (now - slot.failingSinceUs) / 1000;
   let fatal: string | undefined;
   if (isSmqError(e) && e.kind === 'queue-not-found') fatal = totals.lastError;
   else if (failingMs >= setup.outageTimeoutMs) {
-    const what = kind === 'connection' ? 'the database has been unreachable' : 'every call has failed';
-    fatal = `${what} for ${(failingMs / 1000).toFixed(1)} s, giving up (last error: ${totals.lastError})`;
+    const took = `${(failingMs / 1000).toFixed(1)} s, giving up`;
+    if (e instanceof NoAnswer && !stopping) fatal = `no answer from the database for ${took}`;
+    else {
+      const what = kind === 'connection' ? 'the database has been unreachable' : 'every call has failed';
+      fatal = `${what} for ${took} (last error: ${totals.lastError})`;
+    }
   } else if (kind === 'other' && slot.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
     fatal = `${slot.consecutiveErrors} calls failed in a row, giving up (last error: ${totals.lastError})`;
   }
@@ -294,7 +311,8 @@ async function runSender(slot: SenderSlot): Promise<void> {
     const bodyOf = (k: number) => ({ body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding) });
     try {
       if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
-      const ids = n === 1 ? [await backend.send(queue, bodyOf(0))] : await backend.sendBatch(queue, Array.from({ length: n }, (_, k) => bodyOf(k)));
+      const sending = n === 1 ? backend.send(queue, bodyOf(0)).then((id) => [id]) : backend.sendBatch(queue, Array.from({ length: n }, (_, k) => bodyOf(k)));
+      const ids = await watch.track(sending, startUs / 1000);
       if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();
       succeeded(slot);
@@ -312,7 +330,7 @@ async function runSender(slot: SenderSlot): Promise<void> {
       if (nth(call, faults.deleteAfterSendEvery) && ids[0] !== undefined) {
         // Awaited first: `totals.x += await …` would read totals.x before the await, and lose
         // what the thread's other senders added meanwhile.
-        const deleted = await backend.delete(queue, [ids[0]]).catch(() => []);
+        const deleted = await watch.track(backend.delete(queue, [ids[0]])).catch(() => []);
         totals.faultDeleted += deleted.length;
         gate?.release(deleted.length, false);
       }
@@ -346,7 +364,7 @@ interface AckInFlight {
 function startAck(backend: Backend, ids: bigint[], ours: AckInFlight['ours']): AckInFlight {
   const { queue, ack } = setup;
   const startUs = monoUs();
-  const call = ack === 'archive' ? backend.archive(queue, ids) : backend.delete(queue, ids);
+  const call = watch.track(ack === 'archive' ? backend.archive(queue, ids) : backend.delete(queue, ids), startUs / 1000);
   return {
     ours,
     outcome: call.then(
@@ -395,7 +413,7 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
     if (stopping) break;
     const issuedUs = monoUs();
     slot.receiveSince = issuedUs;
-    const receiving = backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs });
+    const receiving = watch.track(backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs }), issuedUs / 1000);
     receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
     // The receive call starts, for its latency, when the connection is done with the ack.
     let recvStart = issuedUs;
@@ -515,7 +533,7 @@ async function main(): Promise<void> {
         receiverSlots.push({ index, backend, events: new EventBuffer(), malformed: [], receiveSince: undefined, consecutiveErrors: 0, failingSinceUs: undefined });
       }
     }
-    const info = await backends[0]!.info();
+    const info = await withDeadline(backends[0]!.info(), setup.outageTimeoutMs, 'reading the server version');
     post({ type: 'READY', info, isolation: info.isolation ?? null });
   } catch (e) {
     post({ type: 'ERROR', message: errorText(e), fatal: true, kind: errorKind(e) });
@@ -525,7 +543,11 @@ async function main(): Promise<void> {
   await started;
   lag.enable();
   const elu0 = performance.eventLoopUtilization();
-  const timer = setInterval(() => flush(false), FLUSH_MS);
+  const timer = setInterval(() => {
+    // The outage timeout also ends calls that never answer, not only calls that fail.
+    watch.giveUpOlderThan(setup.outageTimeoutMs);
+    flush(false);
+  }, FLUSH_MS);
   try {
     await Promise.all(setup.role === 'sender' ? senderSlots.map(runSender) : receiverSlots.map(runReceiver));
   } catch (e) {
@@ -549,8 +571,11 @@ async function main(): Promise<void> {
       utilization: elu.utilization,
     },
   });
-  await Promise.all(backends.map((b) => b.close().catch(() => undefined)));
+  const closed = Promise.all(backends.map((b) => b.close().catch(() => undefined))).then(() => true);
+  const inTime = await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSE_GRACE_MS).unref())]);
   port.close();
+  // A connection to a hung server never finishes closing and would keep this thread alive.
+  if (!inTime) process.exit(0);
 }
 
 void main();

@@ -1,0 +1,28 @@
+// Before a run: enough free connections on the server for every sender and receiver.
+import type { Backend } from '../backends/index.js';
+import type { ConnectionBudget } from '../backends/pgmq/backend.js';
+import { SmqError } from '../errors.js';
+
+/**
+ * Every sender and receiver holds a connection of its own: refuse a run that needs more than
+ * the server has free, before anything is created (a usage problem on this server: exit 2).
+ */
+export async function checkConnections(backend: Backend, senders: number, receivers: number): Promise<void> {
+  const probe = (backend as Partial<{ connectionBudget(): Promise<ConnectionBudget> }>).connectionBudget;
+  if (typeof probe !== 'function') return;
+  const need = senders + receivers;
+  let b: ConnectionBudget;
+  try {
+    b = await probe.call(backend);
+  } catch {
+    return; // the catalog could not be read: let the connections themselves tell
+  }
+  if (need <= b.free) return;
+  const why =
+    b.limitedBy === 'server'
+      ? `max_connections ${b.maxConnections}, ${b.inUse} in use, ${b.reserved} reserved for superusers`
+      : `the ${b.limitedBy}'s connection limit is ${b.limit}`;
+  throw new SmqError('usage', `--senders ${senders} --receivers ${receivers} need ${need} connections; the server has ${b.free} free (${why})`, {
+    hint: 'lower --senders or --receivers, or raise the limit (--threads does not help: each sender and receiver keeps its own connection)',
+  });
+}
