@@ -9,7 +9,7 @@ try {
   process.stderr.write("smq: the build is missing (dist/cli.js): run 'npm run build'\n");
   process.exit(1);
 }
-const { escapeControl, isSmqError, main, redactSecrets, secretsFor } = cli;
+const { escapeControl, isDeadTerminalError, isSmqError, leaveProcess, main, redactSecrets, secretsFor, terminalHungUp } = cli;
 
 const argv = process.argv.slice(2);
 const secrets = secretsFor(argv, process.env);
@@ -18,7 +18,12 @@ const say = (text) => process.stderr.write(escapeControl(redactSecrets(String(te
 
 // `smq peek q | head -1`: the reader went away; that is not an error worth a stack.
 process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  if (err.code === 'EPIPE') leaveProcess(process.exitCode ?? 0);
+  if (isDeadTerminalError(err)) return; // the terminal hung up: the command still finishes its work
+  throw err;
+});
+process.stderr.on('error', (err) => {
+  if (isDeadTerminalError(err) || err.code === 'EPIPE') return;
   throw err;
 });
 
@@ -41,5 +46,7 @@ try {
   }
 }
 process.exitCode = code;
+// The terminal hung up: leave now (see src/output/hangup.ts; stdout to a file or pipe is written synchronously).
+if (terminalHungUp()) leaveProcess(code);
 // Let stdout drain and handles close; if something still holds the loop open, leave anyway.
-setTimeout(() => process.exit(code), 2000).unref();
+setTimeout(() => leaveProcess(code), 2000).unref();

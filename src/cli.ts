@@ -11,6 +11,7 @@ import { processIo, type Io } from './output/io.js';
 export { isSmqError, SmqError } from './errors.js';
 export { redactSecrets, redactUrl } from './backends/target.js';
 export { escapeControl } from './text/escape.js';
+export { isDeadTerminalError, leaveProcess, terminalHungUp } from './output/hangup.js';
 
 function packageVersion(): string {
   try {

@@ -4,6 +4,7 @@ export const ExitCode = {
   failure: 1, // runtime failure: connection, database, worker
   usage: 2, // bad usage or invalid input
   notFound: 3, // queue or message not found
+  hangup: 129, // SIGHUP: the terminal closed
   interrupted: 130,
   terminated: 143,
 } as const;

@@ -20,6 +20,7 @@ import {
   type TesterConfig,
   type TesterReport,
 } from '../tester/index.js';
+import { leaveProcess } from '../output/hangup.js';
 import { plainProgressLine } from '../ui/tester/format.js';
 import { CONNECT_TIMEOUT_MS, ioOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
 
@@ -109,9 +110,12 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
   return config;
 }
 
-/** 0 clean; 1 a violation, a failed run or --max-p99 exceeded; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM). */
+/** The exit code after each stop signal. */
+const SIGNAL_EXIT = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated, SIGHUP: ExitCode.hangup } as const;
+
+/** 0 clean; 1 a violation, a failed run or --max-p99 exceeded; 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP. */
 export function exitCodeOf(report: TesterReport): number {
-  if (report.interrupted) return report.interruptedBy === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+  if (report.interrupted) return SIGNAL_EXIT[report.interruptedBy ?? 'SIGINT'];
   if (report.verdict !== 'clean' || report.maxP99?.exceeded) return ExitCode.failure;
   return ExitCode.ok;
 }
@@ -140,23 +144,27 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     }
     const run = new TesterRun(config);
 
-    // Ctrl-C (or SIGTERM) once: stop the senders, drain briefly, print the partial report
-    // (exit 130, or 143 for SIGTERM). A second signal: leave at once.
+    // Ctrl-C, SIGTERM or SIGHUP (the terminal closed) once: stop the senders, drain briefly,
+    // print the partial report, drop the fresh queue (exit 130, 143, 129). A second signal:
+    // leave at once.
     let interrupts = 0;
-    const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    const onSignal = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => {
       interrupts += 1;
       if (interrupts === 1) {
         const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'signal again';
-        io.stderr.write(`\nsmq tester: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}: stopping senders and draining briefly (${again} to quit now)\n`);
+        const what = signal === 'SIGINT' ? 'interrupted' : signal === 'SIGTERM' ? 'terminated' : 'hung up';
+        io.stderr.write(`\nsmq tester: ${what}: stopping senders and draining briefly (${again} to quit now)\n`);
         run.interrupt(signal);
       } else {
-        process.exit(signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted);
+        leaveProcess(SIGNAL_EXIT[signal]);
       }
     };
     const onSigint = () => onSignal('SIGINT');
     const onSigterm = () => onSignal('SIGTERM');
+    const onSighup = () => onSignal('SIGHUP');
     process.on('SIGINT', onSigint);
     process.on('SIGTERM', onSigterm);
+    process.on('SIGHUP', onSighup);
 
     const title = `smq tester · ${config.senders} senders → ${config.receivers} receivers · ${config.dequeue}`;
     let live: { stop(): Promise<void> } | undefined;
@@ -174,6 +182,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     } finally {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigterm);
+      process.off('SIGHUP', onSighup);
       run.off('progress', onProgress);
       await live?.stop();
     }

@@ -68,7 +68,7 @@ const LAG_WARN_MS = 50;
 const CPU_WARN_SHARE = 0.9;
 
 export type TesterPhase = 'connecting' | 'sending' | 'draining' | 'stopping' | 'done';
-export type StopSignal = 'SIGINT' | 'SIGTERM';
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 export interface TesterEnvironment {
   readonly backend: string;

@@ -32,7 +32,7 @@ export interface TesterReport {
   readonly failure: string | null;
   readonly interrupted: boolean;
   /** The signal that interrupted the run (Ctrl-C is SIGINT). */
-  readonly interruptedBy: 'SIGINT' | 'SIGTERM' | null;
+  readonly interruptedBy: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | null;
   readonly runId: string;
   readonly startedAt: string;
   readonly durationMs: number;

@@ -50,7 +50,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   });
   const onCrash = (e: unknown) => failCrash(e);
   const onSignal = (signal: NodeJS.Signals) => {
-    code = signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.failure;
+    code = signal === 'SIGTERM' ? ExitCode.terminated : signal === 'SIGHUP' ? ExitCode.hangup : ExitCode.failure;
     instance?.unmount();
   };
   // Last resort: whoever calls process.exit, the screen comes back.
