@@ -18,6 +18,8 @@ export type SmqErrorKind =
   | 'message-not-found'
   | 'queue-exists'
   | 'connection'
+  /** A call got no answer within its deadline (--timeout): see backends/deadline.ts. */
+  | 'timeout'
   | 'auth'
   | 'read-only'
   | 'database';
@@ -30,6 +32,7 @@ const exitCodeByKind: Record<SmqErrorKind, ExitCode> = {
   'message-not-found': ExitCode.notFound,
   'queue-exists': ExitCode.failure,
   connection: ExitCode.failure,
+  timeout: ExitCode.failure,
   auth: ExitCode.failure,
   'read-only': ExitCode.failure,
   database: ExitCode.failure,

@@ -1,6 +1,7 @@
 // Opens the Backend a Target names. The one place that knows both implementations.
+import { callTimeout, guardBackend, isCallTimeout, withDeadline } from './deadline.js';
+import { describeTarget, type Target } from './target.js';
 import type { Backend } from './types.js';
-import type { Target } from './target.js';
 
 export interface OpenOptions {
   /** Enforced by the connection itself (Postgres default_transaction_read_only; SQLite opened read-only). */
@@ -20,9 +21,32 @@ export interface OpenOptions {
    * on one dedicated connection through a lean protocol path (pgmq/wire.ts) instead of a pool.
    */
   readonly dedicated?: boolean;
+  /**
+   * Deadline of every call, opening included (see deadline.ts): a call that gets no answer
+   * within it rejects with an SmqError of kind 'timeout' (isCallTimeout). Undefined: no
+   * deadline. SQLite's busy timeout becomes this too (a locked file). A dedicated pgmq
+   * backend enforces it per statement on its connection (the tester's hot path stays lean).
+   */
+  readonly callTimeoutMs?: number;
 }
 
 export async function openBackend(target: Target, options: OpenOptions = {}): Promise<Backend> {
+  const ms = options.callTimeoutMs;
+  if (ms === undefined) return openUnguarded(target, options);
+  const location = describeTarget(target);
+  const opening = openUnguarded(target, options);
+  let backend: Backend;
+  try {
+    backend = await withDeadline(opening, ms, () => callTimeout(location, ms));
+  } catch (e) {
+    // Opened after all, too late: nobody will use it.
+    if (isCallTimeout(e)) opening.then((b) => b.close(), () => undefined);
+    throw e;
+  }
+  return options.dedicated ? backend : guardBackend(backend, ms, location);
+}
+
+async function openUnguarded(target: Target, options: OpenOptions): Promise<Backend> {
   if (target.kind === 'sqlite') {
     const { openSqliteBackend } = await import('./sqlite/backend.js');
     return openSqliteBackend(target.path, options);

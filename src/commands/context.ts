@@ -3,12 +3,14 @@
 // smq tester and smq top reuse these; keep them general.
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../backends/deadline.js';
 import { openBackend, type Backend, type OpenOptions } from '../backends/index.js';
 import { validateQueueName } from '../backends/names.js';
 import { resolveTarget, type Target } from '../backends/target.js';
 import { SmqError, usageError } from '../errors.js';
 import { processIo, type Io } from '../output/io.js';
 import { defaultFormat, OUTPUT_FORMATS, Printer, type OutputFormat } from '../output/printer.js';
+import { parseDuration } from '../tester/config.js';
 
 /** Options every command accepts (declared once in cli.ts with globalOptions()). */
 export interface GlobalArgs {
@@ -19,6 +21,8 @@ export interface GlobalArgs {
   readonly json?: boolean | undefined;
   readonly yes?: boolean | undefined;
   readonly readOnly?: boolean | undefined;
+  /** --timeout: a duration (10s, 500ms, 1m); see callTimeoutOf(). */
+  readonly timeout?: string | undefined;
   /** Passed by main() through yargs' parse context; absent when a handler runs elsewhere. */
   readonly smqIo?: Io | undefined;
   readonly smqExit?: ExitHolder | undefined;
@@ -55,7 +59,28 @@ export function globalOptions<T>(y: Argv<T>) {
     })
     .option('json', { type: 'boolean', global: true, describe: 'short for --output json' })
     .option('yes', { alias: 'y', type: 'boolean', global: true, describe: 'skip confirmation of destructive commands' })
-    .option('read-only', { type: 'boolean', global: true, describe: 'open the store read-only; refuse commands that change it' });
+    .option('read-only', { type: 'boolean', global: true, describe: 'open the store read-only; refuse commands that change it' })
+    .option('timeout', {
+      type: 'string',
+      requiresArg: true,
+      global: true,
+      describe: 'give up on any call to the database that gets no answer within this (e.g. 30s, 500ms, 2m) [default: 10s]',
+    });
+}
+
+/**
+ * The deadline of every call to the store (--timeout, default 10 s): connecting, each query,
+ * top's refreshes. A call past it fails with one line naming it (kind 'timeout', exit 1).
+ */
+export function callTimeoutOf(argv: GlobalArgs): number {
+  if (argv.timeout === undefined) return DEFAULT_CALL_TIMEOUT_MS;
+  if (Array.isArray(argv.timeout)) throw usageError('--timeout given more than once', 'pass it once');
+  const text = String(argv.timeout);
+  const ms = parseDuration('timeout', text);
+  if (ms < 1 || ms > 2_147_483_647) {
+    throw usageError(`--timeout must be more than 0 and less than 24 days, not ${JSON.stringify(text)}`, 'for example --timeout 30s');
+  }
+  return ms;
 }
 
 export function ioOf(argv: GlobalArgs): Io {
@@ -143,6 +168,7 @@ export async function withBackend<T>(
   const target = await prepareTarget(argv, options);
   const backend = await openBackend(target, {
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    callTimeoutMs: callTimeoutOf(argv),
     ...options.open,
     create: options.create ?? false,
     readOnly: argv.readOnly ?? false,

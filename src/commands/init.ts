@@ -6,7 +6,8 @@ import type { CommandModule } from 'yargs';
 import { mapPgError } from '../backends/pgmq/errors.js';
 import { initPgmq } from '../backends/pgmq/install.js';
 import { describeTarget } from '../backends/target.js';
-import { CONNECT_TIMEOUT_MS, ioOf, prepareTarget, printerOf, withBackend, type GlobalArgs } from './context.js';
+import { SocketTracker, closeWithin } from '../backends/pgmq/sockets.js';
+import { callTimeoutOf, CONNECT_TIMEOUT_MS, ioOf, prepareTarget, printerOf, withBackend, type GlobalArgs } from './context.js';
 
 // Keyed by string so a mode added to initPgmq later still prints something sensible.
 const DONE: Record<string, ((v: string) => string) | undefined> = {
@@ -53,10 +54,14 @@ export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
       return;
     }
     const where = describeTarget(target, env);
-    const fail = (e: unknown) => mapPgError(e, { location: where, secrets: urlSecrets(target.url, env) });
+    const fail = (e: unknown) => mapPgError(e, { location: where, secrets: urlSecrets(target.url, env), callTimeoutMs: callTimeoutOf(argv) });
+    const timeoutMs = callTimeoutOf(argv);
+    const sockets = new SocketTracker();
     const client = new pg.Client({
       ...(target.url === undefined ? {} : { connectionString: target.url }),
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+      query_timeout: timeoutMs,
+      stream: sockets.stream,
     });
     // An idle client's error event would otherwise crash the process.
     client.on('error', () => undefined);
@@ -72,7 +77,8 @@ export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
       const said = DONE[result.mode]?.(result.version) ?? `pgmq: ${result.mode} ${result.version}`;
       printer.result({ backend: 'pgmq', location: where, ...result }, said);
     } finally {
-      await client.end().catch(() => undefined);
+      // A server that stopped answering never sees the client off: cut it after a second.
+      await closeWithin(() => client.end(), sockets, 1_000);
     }
   },
 };

@@ -12,6 +12,7 @@ import { snapshotJson, snapshotTable } from '../ui/model/snapshot.js';
 import { MIN_INTERVAL_MS } from '../ui/model/interval.js';
 import { nonNegativeInt, positiveInt } from './args.js';
 import {
+  callTimeoutOf,
   CONNECT_TIMEOUT_MS,
   ioOf,
   outputFormatOf,
@@ -102,6 +103,7 @@ export async function printSnapshots(
 
 export async function runTop(argv: TopArgs): Promise<number> {
   const options = topOptions(argv);
+  const callTimeoutMs = callTimeoutOf(argv);
   const io = ioOf(argv);
   // --tenant is checked below: on pgmq it filters SmoothMQ pgmq-driver queues.
   const target = await prepareTarget({ ...argv, tenant: undefined });
@@ -118,6 +120,8 @@ export async function runTop(argv: TopArgs): Promise<number> {
   const open = (t: number | undefined) =>
     openBackend(target, {
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      // Every refresh, peek and action: a hung database shows as unreachable (the banner).
+      callTimeoutMs,
       readOnly: options.readOnly,
       ...(t === undefined ? {} : { tenant: t }),
     });

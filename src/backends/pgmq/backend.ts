@@ -22,6 +22,7 @@ import type {
 import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
 import * as sql from './sql.js';
+import { closeWithin, SocketTracker } from './sockets.js';
 import { WirePool, type WireQuery } from './wire.js';
 
 /** What the backend uses of a pg.Pool; a WirePool (one dedicated connection) has the same. */
@@ -44,6 +45,8 @@ const SINGLE_QUEUE_EXACT_THRESHOLD = 100_000;
 /** Distinct stats statements a backend prepares at most; later ones run unprepared. */
 const MAX_PREPARED_STATS = 64;
 const DEFAULT_VT_SEC = 30;
+/** How long close() waits for the server to see the connections off before cutting them. */
+const CLOSE_GRACE_MS = 1_000;
 
 export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
 
@@ -83,21 +86,27 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
       password = undefined;
     }
   }
-  const ctx: PgErrorContext = { location, secrets: [password, url ? new URL(url).password : undefined, process.env['PGPASSWORD']] };
+  const ctx: PgErrorContext = { location, secrets: [password, url ? new URL(url).password : undefined, process.env['PGPASSWORD']], callTimeoutMs: options.callTimeoutMs };
   // Read-only and isolation are set on the connection, so the server enforces them.
   const settings: string[] = [];
   if (options.readOnly) settings.push('-c default_transaction_read_only=on');
   if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
+  const sockets = new SocketTracker();
   const config: pg.ClientConfig = {
     ...(url ? { connectionString: url } : {}),
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     application_name: 'smq',
     ...(settings.length ? { options: settings.join(' ') } : {}),
+    stream: sockets.stream,
   };
+  const callTimeoutMs = options.callTimeoutMs;
   let pool: Pool;
-  if (options.dedicated) pool = new WirePool(config) as Pool;
+  if (options.dedicated) pool = new WirePool(config, callTimeoutMs === undefined ? {} : { callTimeoutMs, location }) as Pool;
   else {
-    const p = new pg.Pool({ ...config, max: options.poolSize ?? 4, idleTimeoutMillis: 10_000 });
+    // The caller's deadline (deadline.ts) answers first; a bit later node-postgres gives up on
+    // the query too, and the pool replaces the client that is stuck with it.
+    const queryTimeout = callTimeoutMs === undefined ? {} : { query_timeout: callTimeoutMs + 1_000 };
+    const p = new pg.Pool({ ...config, ...queryTimeout, max: options.poolSize ?? 4, idleTimeoutMillis: 10_000 });
     // An idle client's error (server restart) must not kill the process; the next query reports it.
     p.on('error', () => {});
     pool = p as unknown as Pool;
@@ -131,9 +140,10 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
     }
     const cols = new Set(row.cols ?? []);
     const columns: sql.Columns = { headers: cols.has('headers'), lastReadAt: cols.has('last_read_at') };
-    return new PgmqBackend(pool, ctx, columns, { backend: 'pgmq', serverVersion: `PostgreSQL ${row.version}`, schema, location, isolation: row.isolation });
+    const info: ServerInfo = { backend: 'pgmq', serverVersion: `PostgreSQL ${row.version}`, schema, location, isolation: row.isolation };
+    return new PgmqBackend(pool, ctx, columns, info, sockets);
   } catch (e) {
-    await pool.end().catch(() => {});
+    await closeWithin(() => pool.end(), sockets, CLOSE_GRACE_MS);
     throw mapPgError(e, ctx);
   }
 }
@@ -151,6 +161,7 @@ export class PgmqBackend implements Backend {
     private readonly ctx: PgErrorContext,
     readonly columns: sql.Columns,
     private readonly serverInfo: ServerInfo,
+    private readonly sockets = new SocketTracker(),
   ) {
     this.capabilities = {
       archive: true,
@@ -464,8 +475,9 @@ export class PgmqBackend implements Backend {
     return { free: Math.max(0, free), maxConnections: r.max_conn, reserved, inUse: r.in_use, limitedBy, limit };
   }
 
+  /** Returns within CLOSE_GRACE_MS even if the server never answers (calls in flight then fail). */
   async close(): Promise<void> {
-    await this.pool.end().catch(() => {});
+    await closeWithin(() => this.pool.end(), this.sockets, CLOSE_GRACE_MS);
   }
 }
 

@@ -1,6 +1,7 @@
 // node-postgres errors -> SmqError, keeping the server's fields (code, detail, hint)
 // and never the password.
 import { SmqError, queueNotFound } from '../../errors.js';
+import { callTimeout } from '../deadline.js';
 import { redactSecrets } from '../target.js';
 
 interface PgErrorLike {
@@ -20,6 +21,8 @@ export interface PgErrorContext {
   readonly secrets: readonly (string | undefined)[];
   /** The queue the call was about, so missing-table errors become queue-not-found. */
   readonly queue?: string;
+  /** The call deadline (OpenOptions.callTimeoutMs), named when node-postgres gives up on a query. */
+  readonly callTimeoutMs?: number | undefined;
 }
 
 export function isConnectionError(e: unknown): boolean {
@@ -39,6 +42,10 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   const clean = (s: string | undefined) => (s === undefined ? undefined : redactSecrets(s, ctx.secrets));
   const message = clean(err.message) ?? String(e);
 
+  // node-postgres' query_timeout: the server did not answer the query in time.
+  if (err.message === 'Query read timeout' && err.code === undefined) {
+    return callTimeout(ctx.location, ctx.callTimeoutMs ?? 0, e);
+  }
   if (err.code === '53300') {
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${message}`, {
       hint: "the server's max_connections are in use: close other connections or raise max_connections",

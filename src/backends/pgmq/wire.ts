@@ -16,6 +16,7 @@ import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
 import { parse, serialize } from 'pg-protocol';
 import type { BackendMessage, DataRowMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
+import { callTimeout } from '../deadline.js';
 
 export interface WireQuery {
   readonly name?: string | undefined;
@@ -41,6 +42,8 @@ interface Pending {
   /** Unnamed statements: the fields of this call's own Describe. */
   fields: readonly Field[] | undefined;
   readonly result: { rows: Record<string, unknown>[] };
+  /** Date.now() when the call was made: the watchdog's deadline counts from here. */
+  readonly madeAt: number;
   error: unknown;
   resolve(result: { rows: Record<string, unknown>[] }): void;
   reject(e: unknown): void;
@@ -124,21 +127,41 @@ class WireConnection {
     this.stream.write(out.length === 1 ? out[0]! : Buffer.concat(out));
   };
 
-  private constructor(private readonly stream: Duplex) {
+  /** Checks the oldest call's age while a deadline is set (calls are answered in order). */
+  private watchdog: ReturnType<typeof setInterval> | undefined;
+
+  private constructor(
+    private readonly stream: Duplex,
+    deadline: WireDeadline | undefined,
+  ) {
     stream.removeAllListeners('data');
     void parse(stream, (m) => this.onMessage(m));
     stream.on('error', (e) => {
       this.lastError = e;
     });
     stream.on('close', () => this.fail(terminated(this.lastError)));
+    if (deadline) {
+      const { callTimeoutMs: ms, location } = deadline;
+      // A timer per call would cost the hot path; one coarse check finds a hung call within ms + ms/4.
+      this.watchdog = setInterval(() => {
+        const oldest = this.pending[0];
+        if (oldest && Date.now() - oldest.madeAt >= ms) {
+          // The server may still be working on it (or be stopped): this connection is useless
+          // now, since every later call waits behind that one. Cut it; the pool opens another.
+          this.fail(callTimeout(location, ms));
+          this.stream.destroy();
+        }
+      }, Math.min(1_000, Math.max(50, Math.floor(ms / 4))));
+      this.watchdog.unref();
+    }
   }
 
-  static async open(config: pg.ClientConfig): Promise<WireConnection> {
+  static async open(config: pg.ClientConfig, deadline?: WireDeadline): Promise<WireConnection> {
     const client = new pg.Client(config);
     // After the takeover the client only sees its socket close; that is not an error to us.
     client.on('error', () => {});
     await client.connect();
-    return new WireConnection(client.connection.stream);
+    return new WireConnection(client.connection.stream, deadline);
   }
 
   get usable(): boolean {
@@ -156,7 +179,7 @@ class WireConnection {
       return Promise.reject(e); // a value prepareValue refuses (e.g. a circular object)
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ statement, preparing, fields: undefined, result: { rows: [] }, error: undefined, resolve, reject });
+      this.pending.push({ statement, preparing, fields: undefined, result: { rows: [] }, madeAt: Date.now(), error: undefined, resolve, reject });
       this.outbox.push(out);
       if (!this.flushing) {
         this.flushing = true;
@@ -241,6 +264,7 @@ class WireConnection {
   private fail(e: unknown): void {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.watchdog);
     // A call the server already answered with an error (a FATAL before it closes) gets that.
     for (const p of this.pending.splice(0)) p.reject(p.error ?? e);
   }
@@ -257,6 +281,13 @@ class WireConnection {
     await gone;
     this.fail(terminated());
   }
+}
+
+/** A call that gets no answer within callTimeoutMs fails with deadline.ts's timeout error. */
+export interface WireDeadline {
+  readonly callTimeoutMs: number;
+  /** Redacted connection description, for the error. */
+  readonly location: string;
 }
 
 /** The client a transaction gets: the dedicated connection, held until release(). */
@@ -276,12 +307,17 @@ export class WirePool {
   private held: Promise<void> | undefined;
   private ended = false;
 
-  constructor(private readonly config: pg.ClientConfig) {}
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly deadline: Partial<WireDeadline> = {},
+  ) {}
 
   private async conn(): Promise<WireConnection> {
     if (this.ended) throw new Error('Client was closed and is not queryable');
     if (this.connection?.usable) return this.connection;
-    this.connecting ??= WireConnection.open(this.config).finally(() => {
+    const { callTimeoutMs, location } = this.deadline;
+    const deadline = callTimeoutMs === undefined ? undefined : { callTimeoutMs, location: location ?? 'the server' };
+    this.connecting ??= WireConnection.open(this.config, deadline).finally(() => {
       this.connecting = undefined;
     });
     this.connection = await this.connecting;

@@ -22,7 +22,7 @@ import {
   type SendInput,
   type ServerInfo,
 } from '../types.js';
-import { isPrimaryKeyViolation, mapSqliteError } from './errors.js';
+import { BUSY_TIMEOUT_MS, isPrimaryKeyViolation, mapSqliteError } from './errors.js';
 import { openSmoothMqFile } from './open.js';
 import { SnowflakeGenerator, decomposeSnowflake } from './snowflake.js';
 import * as SQL from './sql.js';
@@ -234,6 +234,8 @@ class SqliteBackend implements Backend {
     private readonly tenantChosen: boolean,
     private readonly readOnly: boolean,
     private readonly hasRateLimits: boolean,
+    /** How long a call waits for another connection's lock (named in the error). */
+    private readonly busyTimeoutMs: number = BUSY_TIMEOUT_MS,
   ) {}
 
   // ---- plumbing ---------------------------------------------------------------------------
@@ -263,7 +265,7 @@ class SqliteBackend implements Backend {
     try {
       return fn();
     } catch (e) {
-      throw mapSqliteError(e, this.path, this.readOnly);
+      throw mapSqliteError(e, this.path, this.readOnly, this.busyTimeoutMs);
     }
   }
 
@@ -664,7 +666,10 @@ class SqliteBackend implements Backend {
 export async function openSqliteBackend(path: string, options: OpenOptions = {}): Promise<Backend> {
   const tenant = options.tenant ?? DEFAULT_TENANT;
   if (!Number.isSafeInteger(tenant)) throw invalidInput(`tenant must be a whole number, got ${String(options.tenant)}`);
-  const opened = openSmoothMqFile(path, { readOnly: options.readOnly, create: options.create });
+  // A locked file blocks the (synchronous) call: the busy timeout is its deadline, never
+  // longer than the caller's call deadline.
+  const busyTimeoutMs = Math.min(BUSY_TIMEOUT_MS, options.callTimeoutMs ?? BUSY_TIMEOUT_MS);
+  const opened = openSmoothMqFile(path, { readOnly: options.readOnly, create: options.create, busyTimeoutMs });
   return new SqliteBackend(
     opened.db,
     path,
@@ -672,5 +677,6 @@ export async function openSqliteBackend(path: string, options: OpenOptions = {})
     options.tenant !== undefined,
     options.readOnly === true,
     opened.hasRateLimits,
+    busyTimeoutMs,
   );
 }

@@ -1,5 +1,6 @@
 // SQLite's errors, turned into SmqErrors that read as one line.
 import { SmqError, isSmqError } from '../../errors.js';
+import { formatTimeout } from '../deadline.js';
 
 interface SqliteLikeError {
   readonly code: string;
@@ -20,7 +21,7 @@ export function isPrimaryKeyViolation(e: unknown): boolean {
 export const BUSY_TIMEOUT_MS = 5000;
 
 /** readOnlyRequested: the connection was opened read-only on purpose (--read-only). */
-export function mapSqliteError(e: unknown, path: string, readOnlyRequested = false): unknown {
+export function mapSqliteError(e: unknown, path: string, readOnlyRequested = false, busyTimeoutMs = BUSY_TIMEOUT_MS): unknown {
   if (isSmqError(e) || !isSqliteError(e)) return e;
   const code = e.code;
   if (code.startsWith('SQLITE_READONLY')) {
@@ -35,7 +36,7 @@ export function mapSqliteError(e: unknown, path: string, readOnlyRequested = fal
         });
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new SmqError('database', `${path} stayed locked by another connection for over ${BUSY_TIMEOUT_MS / 1000} s`, {
+    return new SmqError('database', `${path} stayed locked by another connection for over ${formatTimeout(busyTimeoutMs)}`, {
       hint: 'try again, or stop the process holding a long write transaction',
       cause: e,
     });

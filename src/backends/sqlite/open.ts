@@ -20,6 +20,8 @@ export interface OpenedFile {
 export interface OpenFileOptions {
   readonly readOnly?: boolean | undefined;
   readonly create?: boolean | undefined;
+  /** SQLite's busy timeout (default BUSY_TIMEOUT_MS). */
+  readonly busyTimeoutMs?: number | undefined;
 }
 
 /** PRAGMA auto_vacuum's answer for FULL. */
@@ -99,10 +101,10 @@ export function openSmoothMqFile(path: string, options: OpenFileOptions): Opened
     db = new Database(path, {
       readonly: options.readOnly === true,
       fileMustExist: exists || !options.create,
-      timeout: BUSY_TIMEOUT_MS,
+      timeout: options.busyTimeoutMs ?? BUSY_TIMEOUT_MS,
     });
   } catch (e) {
-    if (isSqliteError(e)) throw mapSqliteError(e, path);
+    if (isSqliteError(e)) throw mapSqliteError(e, path, false, options.busyTimeoutMs);
     throw connectionError(`cannot open SQLite file ${path}: ${(e as Error).message}`, undefined, e);
   }
   try {
@@ -134,6 +136,6 @@ export function openSmoothMqFile(path: string, options: OpenFileOptions): Opened
     return { db, hasRateLimits: check.hasRateLimits, created };
   } catch (e) {
     db.close();
-    throw mapSqliteError(e, path);
+    throw mapSqliteError(e, path, false, options.busyTimeoutMs);
   }
 }
