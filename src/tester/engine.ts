@@ -336,6 +336,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         warnings,
       });
       this.setPhase('done');
+      this.emitProgress(); // the final frame of a live view
       this.emit('done', report);
       return report;
     } catch (e) {
