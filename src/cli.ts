@@ -3,13 +3,14 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
+import { connectionSecrets } from './backends/pgmq/connection.js';
 import { commands } from './commands/index.js';
 import { globalOptions, type ExitHolder } from './commands/context.js';
 import { usageError } from './errors.js';
 import { processIo, type Io } from './output/io.js';
 
 export { isSmqError, SmqError } from './errors.js';
-export { redactSecrets, redactUrl } from './backends/target.js';
+export { redactSecrets } from './backends/target.js';
 export { escapeControl } from './text/escape.js';
 export { isDeadTerminalError, leaveProcess, terminalHungUp } from './output/hangup.js';
 
@@ -64,11 +65,12 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
 }
 
 /**
- * The secrets that must never reach output: passwords of every connection string this
- * invocation could use (--url, SMQ_URL, DATABASE_URL), raw and percent-decoded, and PGPASSWORD.
+ * The secrets that must never reach output: every form of the password of each connection
+ * this invocation could use (every --url, SMQ_URL, DATABASE_URL, PG* variables and the
+ * service file), longest first. Parsed as the connection itself is (pgmq/connection.ts).
  */
 export function secretsFor(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const urls: string[] = [];
+  const urls: (string | undefined)[] = [undefined];
   argv.forEach((arg, i) => {
     if (arg === '--url') {
       const next = argv[i + 1];
@@ -81,21 +83,6 @@ export function secretsFor(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const v = env[key];
     if (v) urls.push(v);
   }
-  const secrets = new Set<string>();
-  const add = (s: string | undefined) => {
-    if (!s) return;
-    secrets.add(s);
-    try {
-      secrets.add(decodeURIComponent(s));
-    } catch {
-      // not percent-encoded: the raw form is enough
-    }
-  };
-  for (const url of urls) {
-    add(/^[a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:([^@/?#]*)@/i.exec(url)?.[1]);
-    for (const m of url.matchAll(/[?&]password=([^&#]*)/gi)) add(m[1]);
-  }
-  add(env['PGPASSWORD']);
-  // Longest first, so a password that contains another secret is removed whole.
+  const secrets = new Set(urls.flatMap((url) => connectionSecrets(url, env)));
   return [...secrets].sort((a, b) => b.length - a.length);
 }

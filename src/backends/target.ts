@@ -1,5 +1,6 @@
-// Which store a command talks to, from --url / --sqlite / DATABASE_URL / PG* variables.
+// Which store a command talks to, from --url / --sqlite / SMQ_URL / DATABASE_URL / PG* variables.
 import { usageError } from '../errors.js';
+import { isPostgresUrl, pgConnection } from './pgmq/connection.js';
 
 export type Target =
   | { readonly kind: 'pgmq'; readonly url: string | undefined }
@@ -14,55 +15,54 @@ export interface TargetInput {
 /**
  * Resolves the connection. Returns undefined when nothing names a store
  * (callers decide: most commands refuse, the tester uses an embedded SQLite file).
+ * A postgres connection is parsed here once, so a URL smq cannot read, an unknown service
+ * or a bad sslmode is a usage error before anything connects.
  */
 export function resolveTarget(input: TargetInput): Target | undefined {
   const env = input.env ?? process.env;
-  if (input.url !== undefined && input.sqlite !== undefined) {
+  const url = single('--url', input.url);
+  const sqlite = single('--sqlite', input.sqlite);
+  if (url !== undefined && sqlite !== undefined) {
     throw usageError('--url and --sqlite both given', 'pass only one of them');
   }
-  if (input.sqlite !== undefined) {
-    if (input.sqlite.trim() === '') throw usageError('--sqlite needs a file path');
-    return { kind: 'sqlite', path: input.sqlite };
+  if (sqlite !== undefined) {
+    if (sqlite.trim() === '') throw usageError('--sqlite needs a file path');
+    return { kind: 'sqlite', path: sqlite };
   }
-  const url = input.url ?? env['SMQ_URL'] ?? env['DATABASE_URL'];
-  if (url !== undefined) return parseUrl(url);
-  // libpq's variables: node-postgres reads PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE itself.
+  const fromEnv = url ?? env['SMQ_URL'] ?? env['DATABASE_URL'];
+  if (fromEnv !== undefined) return parseUrl(fromEnv, env);
+  // libpq's variables and service file (see pgmq/connection.ts).
   if (env['PGHOST'] !== undefined || env['PGDATABASE'] !== undefined || env['PGSERVICE'] !== undefined) {
+    pgConnection(undefined, env);
     return { kind: 'pgmq', url: undefined };
   }
   return undefined;
 }
 
-export function parseUrl(url: string): Target {
+/** An option given twice arrives as an array; its values are not shown (a URL may hold a password). */
+function single(option: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw usageError(`${option} given more than once`, `pass one ${option}`);
+  return String(value);
+}
+
+export function parseUrl(url: string, env: NodeJS.ProcessEnv = {}): Target {
   if (url.startsWith('sqlite:')) {
     let path = url.slice('sqlite:'.length);
     if (path.startsWith('//')) path = path.slice(2); // sqlite:///abs/path and sqlite://rel
-    if (path === '') throw usageError(`malformed URL ${JSON.stringify(redactUrl(url))}`, 'write sqlite:PATH');
+    if (path === '') throw usageError('malformed URL "sqlite:"', 'write sqlite:PATH');
     return { kind: 'sqlite', path };
   }
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw usageError(`malformed URL ${JSON.stringify(redactUrl(url))}`, 'write postgres://user:password@host:port/database');
-    }
-    if (parsed.port !== '' && !/^\d+$/.test(parsed.port)) {
-      throw usageError(`malformed URL ${JSON.stringify(redactUrl(url))}`, 'the port must be a number');
-    }
+  if (isPostgresUrl(url)) {
+    pgConnection(url, env);
     return { kind: 'pgmq', url };
   }
+  // Only the scheme is shown: the rest may hold a password.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
   throw usageError(
-    `unsupported URL ${JSON.stringify(redactUrl(url))}`,
+    scheme ? `unsupported URL scheme ${JSON.stringify(scheme)}` : 'unsupported URL (not shown: it may hold a password)',
     'use postgres://user@host/db for pgmq or sqlite:PATH for a SmoothMQ file',
   );
-}
-
-/** Replaces the password of a URL (and any password=... parameter) with ***. */
-export function redactUrl(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, '$1:***@')
-    .replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
 /** Removes every occurrence of the given secrets from a text (error messages from drivers). */
@@ -74,12 +74,8 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   return out;
 }
 
+/** The connection as smq shows it: built from its parsed parts, the password as ***. */
 export function describeTarget(target: Target, env: NodeJS.ProcessEnv = process.env): string {
   if (target.kind === 'sqlite') return `sqlite:${target.path}`;
-  if (target.url) return redactUrl(target.url);
-  const host = env['PGHOST'] ?? 'localhost';
-  const port = env['PGPORT'] ?? '5432';
-  const user = env['PGUSER'] ?? env['USER'] ?? '';
-  const db = env['PGDATABASE'] ?? user;
-  return `postgres://${user ? `${user}@` : ''}${host}:${port}/${db}`;
+  return pgConnection(target.url, env).display;
 }

@@ -142,6 +142,8 @@ export interface ServerInfo {
   readonly location: string;
   /** pgmq: the transaction isolation in effect on this backend's connections, read back from the server. */
   readonly isolation?: string;
+  /** True when opening this backend created the store's schema (SQLite with create: a new or empty file). */
+  readonly schemaCreated?: boolean;
 }
 
 export interface Backend {

@@ -3,11 +3,14 @@
 import { invalidInput } from '../errors.js';
 import type { MessageId } from '../backends/types.js';
 
-/** Message ids are bigint: SmoothMQ's snowflakes exceed 2^53. Only plain decimal digits. */
+/**
+ * Message ids are bigint: SmoothMQ's snowflakes exceed 2^53. Only plain decimal digits:
+ * ' 1' is refused, not trimmed (a script that pastes ids with spaces has a bug to see).
+ */
 export function parseMessageId(text: string, what = 'message id'): MessageId {
-  const t = String(text).trim();
+  const t = String(text);
   if (!/^\d{1,20}$/.test(t)) {
-    throw invalidInput(`invalid ${what} ${JSON.stringify(String(text))}`, 'ids are non-negative whole numbers, e.g. 42');
+    throw invalidInput(`invalid ${what} ${JSON.stringify(String(text))}`, 'ids are non-negative whole numbers in plain digits, no spaces, e.g. 42');
   }
   const id = BigInt(t);
   // Both stores keep ids in signed 64-bit columns.

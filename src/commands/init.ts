@@ -1,11 +1,11 @@
 // smq init: makes a store ready. pgmq: use the pgmq extension when the server has it,
 // else install smq's pgmq-compatible schema. SQLite: create the file with SmoothMQ's DDL.
-import { existsSync } from 'node:fs';
 import pg from 'pg';
 import type { CommandModule } from 'yargs';
 import { mapPgError } from '../backends/pgmq/errors.js';
 import { initPgmq } from '../backends/pgmq/install.js';
-import { describeTarget } from '../backends/target.js';
+import { resolveClientConfig } from '../backends/pgmq/client-config.js';
+import { pgConnection } from '../backends/pgmq/connection.js';
 import { SocketTracker, closeWithin } from '../backends/pgmq/sockets.js';
 import { callTimeoutOf, CONNECT_TIMEOUT_MS, ioOf, prepareTarget, printerOf, withBackend, type GlobalArgs } from './context.js';
 
@@ -19,18 +19,6 @@ const DONE: Record<string, ((v: string) => string) | undefined> = {
     `installed smq's pgmq-compatible schema ${v} (the pgmq extension is not available on this server)`,
 };
 
-function urlSecrets(url: string | undefined, env: NodeJS.ProcessEnv): string[] {
-  const out = [env['PGPASSWORD']].filter((s): s is string => Boolean(s));
-  if (url === undefined) return out;
-  try {
-    const password = new URL(url).password;
-    if (password) out.push(password, decodeURIComponent(password));
-  } catch {
-    // parseUrl already accepted it; nothing more to find
-  }
-  return out;
-}
-
 export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   command: 'init',
   describe: 'prepare a store: install pgmq (or its compatible schema), or create a SmoothMQ SQLite file',
@@ -43,29 +31,32 @@ export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
     const env = ioOf(argv).env;
     const target = await prepareTarget(argv, { writes: 'smq init', create: true });
     if (target.kind === 'sqlite') {
-      const existed = existsSync(target.path);
-      await withBackend(argv, async () => undefined, { writes: 'smq init', create: true });
+      // Asked of the store, not of the path: an empty file gets its tables created too.
+      const created = await withBackend(argv, async (backend) => (await backend.info()).schemaCreated === true, {
+        writes: 'smq init',
+        create: true,
+      });
       printer.result(
-        { backend: 'sqlite', location: target.path, created: !existed },
-        existed
-          ? `${target.path} already exists; nothing to do`
-          : `created ${target.path} with SmoothMQ's schema`,
+        { backend: 'sqlite', location: target.path, created },
+        created ? `created ${target.path} with SmoothMQ's schema` : `${target.path} already exists; nothing to do`,
       );
       return;
     }
-    const where = describeTarget(target, env);
-    const fail = (e: unknown) => mapPgError(e, { location: where, secrets: urlSecrets(target.url, env), callTimeoutMs: callTimeoutOf(argv) });
+    const conn = pgConnection(target.url, env);
+    const where = conn.display;
     const timeoutMs = callTimeoutOf(argv);
+    const fail = (e: unknown) => mapPgError(e, { location: where, secrets: conn.secrets, callTimeoutMs: timeoutMs });
     const sockets = new SocketTracker();
-    const client = new pg.Client({
-      ...(target.url === undefined ? {} : { connectionString: target.url }),
-      connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
-      query_timeout: timeoutMs,
-      stream: sockets.stream,
-    });
-    // An idle client's error event would otherwise crash the process.
-    client.on('error', () => undefined);
+    let client: pg.Client;
     try {
+      const config = await resolveClientConfig(
+        conn,
+        { applicationName: 'smq', connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs), stream: sockets.stream },
+        env,
+      );
+      client = new pg.Client({ ...config, query_timeout: timeoutMs });
+      // An idle client's error event would otherwise crash the process.
+      client.on('error', () => undefined);
       await client.connect();
     } catch (e) {
       throw fail(e);

@@ -201,7 +201,8 @@ describe('creating and opening files', () => {
   it('reports info and capabilities', async () => {
     const { file, backend } = await fresh();
     const info = await backend.info();
-    expect(info).toEqual({ backend: 'sqlite', serverVersion: expect.stringMatching(/^SQLite \d+\.\d+/), schema: 'SmoothMQ', location: file });
+    // fresh() creates the file: this open made the schema.
+    expect(info).toEqual({ backend: 'sqlite', serverVersion: expect.stringMatching(/^SQLite \d+\.\d+/), schema: 'SmoothMQ', location: file, schemaCreated: true });
     expect(backend.kind).toBe('sqlite');
     expect(backend.capabilities).toEqual({
       archive: false,

@@ -1,19 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { parseUrl, redactSecrets, redactUrl, resolveTarget } from '../../src/backends/target.js';
+import { parseUrl, redactSecrets, resolveTarget } from '../../src/backends/target.js';
 import { SmqError } from '../../src/errors.js';
 
-describe('redactUrl', () => {
-  test.each([
-    ['postgres://bob:hunter2@db:5432/app', 'postgres://bob:***@db:5432/app'],
-    ['postgresql://bob:p%40ss@db/app?sslmode=require', 'postgresql://bob:***@db/app?sslmode=require'],
-    ['postgres://bob@db/app', 'postgres://bob@db/app'],
-    ['postgres://db/app?password=hunter2&x=1', 'postgres://db/app?password=***&x=1'],
-    ['sqlite:/tmp/x.db', 'sqlite:/tmp/x.db'],
-  ])('%s', (url, expected) => {
-    expect(redactUrl(url)).toBe(expected);
-  });
-
-  test('redactSecrets removes every occurrence', () => {
+describe('redactSecrets', () => {
+  test('removes every occurrence', () => {
     expect(redactSecrets('pw hunter2 and hunter2', ['hunter2', undefined])).toBe('pw *** and ***');
   });
 });

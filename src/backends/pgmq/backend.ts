@@ -3,7 +3,6 @@ import pg from 'pg';
 import { SmqError, invalidInput, queueNotFound } from '../../errors.js';
 import type { OpenOptions } from '../index.js';
 import { validateQueueName } from '../names.js';
-import { describeTarget } from '../target.js';
 import type {
   Backend,
   Capabilities,
@@ -19,6 +18,8 @@ import type {
   SendInput,
   ServerInfo,
 } from '../types.js';
+import { resolveClientConfig } from './client-config.js';
+import { pgConnection } from './connection.js';
 import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
 import * as sql from './sql.js';
@@ -77,28 +78,26 @@ function toMessage(row: MessageRow, state?: MessageState): Message {
 const toNumber = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
 export async function openPgmqBackend(url: string | undefined, options: OpenOptions = {}): Promise<PgmqBackend> {
-  const location = describeTarget({ kind: 'pgmq', url });
-  let password: string | undefined;
-  if (url) {
-    try {
-      password = decodeURIComponent(new URL(url).password) || undefined;
-    } catch {
-      password = undefined;
-    }
-  }
-  const ctx: PgErrorContext = { location, secrets: [password, url ? new URL(url).password : undefined, process.env['PGPASSWORD']], callTimeoutMs: options.callTimeoutMs };
+  const conn = pgConnection(url);
+  const location = conn.display;
+  const ctx: PgErrorContext = { location, secrets: conn.secrets, callTimeoutMs: options.callTimeoutMs };
   // Read-only and isolation are set on the connection, so the server enforces them.
   const settings: string[] = [];
   if (options.readOnly) settings.push('-c default_transaction_read_only=on');
   if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
   const sockets = new SocketTracker();
-  const config: pg.ClientConfig = {
-    ...(url ? { connectionString: url } : {}),
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    application_name: 'smq',
-    ...(settings.length ? { options: settings.join(' ') } : {}),
-    stream: sockets.stream,
-  };
+  let config: pg.ClientConfig;
+  try {
+    config = await resolveClientConfig(conn, {
+      applicationName: 'smq',
+      settings,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      stream: sockets.stream,
+    });
+  } catch (e) {
+    await closeWithin(async () => undefined, sockets, 0);
+    throw mapPgError(e, ctx);
+  }
   const callTimeoutMs = options.callTimeoutMs;
   let pool: Pool;
   if (options.dedicated) pool = new WirePool(config, callTimeoutMs === undefined ? {} : { callTimeoutMs, location }) as Pool;

@@ -36,6 +36,23 @@ export function isConnectionError(e: unknown): boolean {
   return /Connection terminated|connection timeout|timeout expired|Client has encountered a connection error|not queryable/i.test(msg);
 }
 
+/** TLS failures, which node-postgres reports as plain errors (no SQLSTATE). */
+function tlsProblem(err: PgErrorLike): { problem: string; hint: string } | undefined {
+  if (/server does not support SSL/i.test(err.message ?? '')) {
+    return {
+      problem: 'the server does not offer TLS',
+      hint: 'use sslmode=prefer to fall back to plain TCP, or enable ssl on the server',
+    };
+  }
+  if (err.code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH/.test(err.code)) {
+    return {
+      problem: `the server's TLS certificate was refused (${err.code})`,
+      hint: 'give the CA that signed it with sslrootcert=FILE, or use sslmode=require to encrypt without checking it',
+    };
+  }
+  return undefined;
+}
+
 export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   if (e instanceof SmqError) return e;
   const err = (e ?? {}) as PgErrorLike;
@@ -58,6 +75,10 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
       hint: 'the server closed it (restarted, crashed or ended the session); check that it is running',
       cause: e,
     });
+  }
+  const tls = tlsProblem(err);
+  if (tls) {
+    return new SmqError('connection', `cannot connect to ${ctx.location}: ${tls.problem}`, { hint: tls.hint, cause: e });
   }
   if (isConnectionError(e)) {
     const reason = err.code && CONNECT_CODES.has(err.code) ? `${err.code} ${message}` : message;

@@ -236,6 +236,8 @@ class SqliteBackend implements Backend {
     private readonly hasRateLimits: boolean,
     /** How long a call waits for another connection's lock (named in the error). */
     private readonly busyTimeoutMs: number = BUSY_TIMEOUT_MS,
+    /** This open created SmoothMQ's tables (smq init reports it). */
+    private readonly created = false,
   ) {}
 
   // ---- plumbing ---------------------------------------------------------------------------
@@ -389,7 +391,8 @@ class SqliteBackend implements Backend {
   async info(): Promise<ServerInfo> {
     return this.run(() => {
       const version = this.db.prepare(SQL.SQLITE_VERSION).pluck().get() as string;
-      return { backend: 'sqlite', serverVersion: `SQLite ${version}`, schema: 'SmoothMQ', location: this.path };
+      const info: ServerInfo = { backend: 'sqlite', serverVersion: `SQLite ${version}`, schema: 'SmoothMQ', location: this.path };
+      return this.created ? { ...info, schemaCreated: true } : info;
     });
   }
 
@@ -678,5 +681,6 @@ export async function openSqliteBackend(path: string, options: OpenOptions = {})
     options.readOnly === true,
     opened.hasRateLimits,
     busyTimeoutMs,
+    opened.created,
   );
 }

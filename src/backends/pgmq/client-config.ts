@@ -1,0 +1,59 @@
+// A PgConnection as node-postgres' ClientConfig: given field by field (never a
+// connectionString, which pg would parse again its own way, with its own sslmode warning),
+// with the TLS setting that libpq's sslmode picks.
+import pg from 'pg';
+import type { PgConnection } from './connection.js';
+import { chooseTls, tlsAttempts, type TlsChoice } from './tls.js';
+
+export interface ClientOptions {
+  /** Used unless the connection names one (application_name). */
+  readonly applicationName?: string;
+  /** Server settings smq needs (-c name=value), added to the connection's own options. */
+  readonly settings?: readonly string[];
+  readonly connectTimeoutMs: number;
+  /** Socket factory (a SocketTracker's), so closing cuts every connection, the TLS probe's too. */
+  readonly stream?: pg.ClientConfig['stream'];
+}
+
+export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOptions): pg.ClientConfig {
+  const p = conn.params;
+  const options = [p['options'], ...(o.settings ?? [])].filter((s) => s !== undefined && s !== '').join(' ');
+  const applicationName = p['application_name'] ?? o.applicationName ?? p['fallback_application_name'];
+  const connectTimeout = Number(p['connect_timeout']);
+  return {
+    host: conn.host,
+    port: conn.port,
+    user: conn.user,
+    database: conn.database,
+    ...(conn.password !== undefined ? { password: conn.password } : {}),
+    ...(applicationName !== undefined ? { application_name: applicationName } : {}),
+    ...(options ? { options } : {}),
+    ...(p['client_encoding'] ? { client_encoding: p['client_encoding'] } : {}),
+    ...(p['keepalives'] !== undefined ? { keepAlive: p['keepalives'] !== '0' } : {}),
+    connectionTimeoutMillis: connectTimeout > 0 ? connectTimeout * 1000 : o.connectTimeoutMs,
+    ...(o.stream ? { stream: o.stream } : {}),
+    ssl,
+  };
+}
+
+/**
+ * The ClientConfig to use. For sslmode allow and prefer this connects once to learn which
+ * of the two settings the server takes; connection failures are thrown as node-postgres
+ * reports them (the caller maps them).
+ */
+export async function resolveClientConfig(conn: PgConnection, o: ClientOptions, env: NodeJS.ProcessEnv = process.env): Promise<pg.ClientConfig> {
+  const ssl = await chooseTls(tlsAttempts(conn, env), async (attempt) => {
+    const client = new pg.Client(clientConfigOf(conn, attempt, o));
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (e) {
+      void client.end().catch(() => undefined);
+      throw e;
+    }
+    // Not awaited: a server that stops answering now must not hold this up (the socket
+    // tracker, when given, cuts it when the backend closes).
+    void client.end().catch(() => undefined);
+  });
+  return clientConfigOf(conn, ssl, o);
+}

@@ -1,0 +1,266 @@
+// The one place that knows a pgmq connection: where it goes and as whom (from the URL, the
+// service file and PG* variables, with libpq's precedence), what of it is secret, and how
+// to show it. Everything smq prints about a connection is built from the parsed parts,
+// never from the text the user gave, so a password cannot leak through a misread URL.
+import { userInfo } from 'node:os';
+import { parse as parseConnectionString } from 'pg-connection-string';
+import { usageError } from '../../errors.js';
+import { serviceParams, type Params } from './service-file.js';
+
+export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+export type SslMode = (typeof SSL_MODES)[number];
+
+/** libpq's connection keywords: the only ones a URL query or a service file may name. */
+const KEYWORDS: ReadonlySet<string> = new Set([
+  'host', 'hostaddr', 'port', 'dbname', 'user', 'password', 'passfile', 'require_auth', 'channel_binding',
+  'connect_timeout', 'client_encoding', 'options', 'application_name', 'fallback_application_name',
+  'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count', 'tcp_user_timeout', 'replication',
+  'gssencmode', 'sslmode', 'sslnegotiation', 'sslcompression', 'sslcert', 'sslkey', 'sslpassword', 'sslcertmode',
+  'sslrootcert', 'sslcrl', 'sslcrldir', 'sslsni', 'requirepeer', 'ssl_min_protocol_version', 'ssl_max_protocol_version',
+  'krbsrvname', 'gsslib', 'gssdelegation', 'service', 'target_session_attrs', 'load_balance_hosts',
+]);
+/** node-postgres' own URL parameters, so URLs written for it keep working. */
+const NODE_PG_KEYWORDS: ReadonlySet<string> = new Set(['ssl', 'uselibpqcompat']);
+/** Keywords whose values are secret. */
+const SECRET_KEYWORDS = ['password', 'sslpassword'] as const;
+
+/** libpq's environment variables and the keyword each stands for. */
+const ENVIRONMENT: Readonly<Record<string, string>> = {
+  PGHOST: 'host',
+  PGHOSTADDR: 'hostaddr',
+  PGPORT: 'port',
+  PGDATABASE: 'dbname',
+  PGUSER: 'user',
+  PGPASSWORD: 'password',
+  PGSERVICE: 'service',
+  PGSSLMODE: 'sslmode',
+  PGSSLROOTCERT: 'sslrootcert',
+  PGSSLCERT: 'sslcert',
+  PGSSLKEY: 'sslkey',
+  PGAPPNAME: 'application_name',
+  PGOPTIONS: 'options',
+  PGCLIENTENCODING: 'client_encoding',
+  PGCONNECT_TIMEOUT: 'connect_timeout',
+  PGTARGETSESSIONATTRS: 'target_session_attrs',
+};
+
+export interface PgConnection {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly database: string;
+  /** Undefined: node-postgres then looks in ~/.pgpass (PGPASSFILE). */
+  readonly password: string | undefined;
+  /** Undefined when nothing sets it: smq then connects without TLS, as node-postgres does. */
+  readonly sslmode: SslMode | undefined;
+  /** Every keyword in effect (sslrootcert, application_name, options, ...). */
+  readonly params: Readonly<Params>;
+  /** postgres://user:***@host:port/db: what smq shows. */
+  readonly display: string;
+  /** Every form of every secret this connection holds, longest first. */
+  readonly secrets: readonly string[];
+}
+
+const SCHEME = /^postgres(?:ql)?:\/\//i;
+
+export const isPostgresUrl = (url: string): boolean => SCHEME.test(url);
+
+const ENCODE_HINT =
+  'percent-encode reserved characters in the user name and password (@ %40, / %2F, ? %3F, # %23, & %26, % %25), or put the password in PGPASSWORD';
+
+/** A URL smq cannot read one way only. Its text is never shown: any piece of it may be a password. */
+function refuse(problem: string): never {
+  throw usageError(`${problem} (the URL is not shown: it may hold a password)`, ENCODE_HINT);
+}
+
+/** Percent-decoding that leaves a % not followed by two hex digits as it is (a literal %). */
+function decode(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+interface UrlParts {
+  readonly authority: string;
+  readonly path: string;
+  readonly query: string;
+  readonly prefix: string;
+}
+
+/**
+ * The user part ends at the last '@' before the host, and the host at the first '/' or '?'
+ * after it. A '#' (no meaning in a connection URL), an '@' in the database name, or an
+ * '@' in a query item that is not keyword=value can only come from a password written
+ * raw: such a URL could be read two ways, so it is refused rather than guessed.
+ */
+function splitUrl(url: string): UrlParts {
+  const prefix = SCHEME.exec(url)?.[0];
+  if (prefix === undefined) throw usageError('not a postgres:// URL');
+  const rest = url.slice(prefix.length);
+  if (rest.includes('#')) refuse("malformed URL: it contains '#'");
+  const end = rest.search(/[/?]/);
+  const authority = end < 0 ? rest : rest.slice(0, end);
+  const tail = end < 0 ? '' : rest.slice(end);
+  const q = tail.indexOf('?');
+  const path = q < 0 ? tail : tail.slice(0, q);
+  const query = q < 0 ? '' : tail.slice(q + 1);
+  if (path.includes('@')) refuse("malformed URL: an '@' after the host makes it ambiguous");
+  return { authority, path, query, prefix };
+}
+
+function queryParams(parts: UrlParts): Params {
+  const params: Params = {};
+  const passwordInUserPart = parts.authority.includes('@') && parts.authority.slice(0, parts.authority.lastIndexOf('@')).includes(':');
+  for (const item of parts.query.split('&')) {
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    if (eq <= 0) refuse("malformed URL: a query item is not keyword=value (a raw '&' in a password?)");
+    const key = decode(item.slice(0, eq));
+    if (!KEYWORDS.has(key) && !NODE_PG_KEYWORDS.has(key)) {
+      // With a password around, the "keyword" may be a piece of it: name it only otherwise.
+      if (passwordInUserPart || parts.query.includes('password=')) refuse('malformed URL: an unknown query parameter');
+      throw usageError(`unknown parameter ${JSON.stringify(key)} in the postgres URL`, 'use libpq keywords, e.g. sslmode, application_name, options');
+    }
+    params[key] = decode(item.slice(eq + 1));
+  }
+  return params;
+}
+
+/** The parameters a postgres:// URL gives, the query winning over the user and host parts. */
+function urlParams(url: string): Params {
+  const parts = splitUrl(url);
+  const query = queryParams(parts);
+  let parsed: ReturnType<typeof parseConnectionString>;
+  try {
+    // Without the query: pg-connection-string would act on sslmode itself (and warn).
+    parsed = parseConnectionString(`${parts.prefix}${parts.authority}${parts.path}`);
+  } catch {
+    refuse('malformed URL');
+  }
+  const fromUrl: Params = {};
+  const set = (key: string, value: string | null | undefined) => {
+    if (value !== undefined && value !== null && value !== '') fromUrl[key] = value;
+  };
+  set('host', parsed.host);
+  set('port', parsed.port);
+  set('user', parsed.user);
+  set('password', parsed.password);
+  set('dbname', parsed.database);
+  if (fromUrl['port'] !== undefined && !/^\d{1,5}$/.test(fromUrl['port'])) refuse('malformed URL: the port is not a number');
+  return { ...fromUrl, ...query };
+}
+
+function environmentParams(env: NodeJS.ProcessEnv): Params {
+  const params: Params = {};
+  for (const [variable, key] of Object.entries(ENVIRONMENT)) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') params[key] = value;
+  }
+  return params;
+}
+
+function sslModeOf(params: Params): SslMode | undefined {
+  const mode = params['sslmode'];
+  if (mode === undefined) {
+    // node-postgres' ssl=true means TLS with the certificate checked.
+    if (params['ssl'] === 'true' || params['ssl'] === '1') return 'verify-full';
+    if (params['ssl'] === 'false' || params['ssl'] === '0') return 'disable';
+    return undefined;
+  }
+  if (mode === 'no-verify') return 'require'; // node-postgres' name for it
+  if (!(SSL_MODES as readonly string[]).includes(mode)) {
+    throw usageError(`invalid sslmode ${JSON.stringify(mode)}`, `use one of ${SSL_MODES.join(', ')}`);
+  }
+  return mode as SslMode;
+}
+
+/** Reserved characters of a URL part, percent-encoded so the shown URL reads one way. */
+const showPart = (text: string) => text.replace(/[%@:/?#&=\s\p{Cc}]/gu, (c) => encodeURIComponent(c));
+
+/** The forms a secret can take in text smq might print. */
+function forms(secret: string): string[] {
+  const out = [secret, encodeURIComponent(secret), encodeURI(secret), secret.replace(/ /g, '+')];
+  try {
+    out.push(decodeURIComponent(secret));
+  } catch {
+    // not percent-encoded text
+  }
+  return out;
+}
+
+const byLength = (secrets: Iterable<string>, min: number): string[] =>
+  [...new Set(secrets)].filter((s) => s.length >= min).sort((a, b) => b.length - a.length);
+
+/**
+ * Pieces of a connection string that could be a password however it is read: the user part
+ * up to the first and to the last '@', and password= values. For scrubbing text when the
+ * URL cannot be parsed (it was refused, so little is printed anyway).
+ */
+export function passwordCandidates(url: string): string[] {
+  const rest = url.replace(SCHEME, '');
+  const out: string[] = [];
+  for (const at of [rest.indexOf('@'), rest.lastIndexOf('@')]) {
+    if (at < 0) continue;
+    const userPart = rest.slice(0, at);
+    const colon = userPart.indexOf(':');
+    if (colon >= 0) out.push(userPart.slice(colon + 1));
+  }
+  for (const m of rest.matchAll(/[?&](?:ssl)?password=([^&]*)/gi)) out.push(m[1]!, m[1]!.split('#')[0]!);
+  return byLength(out.flatMap(forms), 4);
+}
+
+/**
+ * Resolves a connection as libpq does: keywords given in the URL, then the service's
+ * (?service= or PGSERVICE), then PG* variables, then defaults. Throws a usage error for a URL
+ * that cannot be read one way, an unknown service, or an invalid port or sslmode.
+ */
+export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = process.env): PgConnection {
+  const given = url === undefined ? {} : urlParams(url);
+  const fromEnv = environmentParams(env);
+  const service = given['service'] ?? fromEnv['service'];
+  const fromService = service === undefined ? {} : serviceParams(service, env, KEYWORDS);
+  const params: Params = { ...fromEnv, ...fromService, ...given };
+  const portText = params['port'] ?? '5432';
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
+  if (!(port >= 1 && port <= 65535)) throw usageError('invalid port', 'the port is a number from 1 to 65535 (check --url, PGPORT or the service)');
+  const user = params['user'] ?? env['USER'] ?? safeUserName();
+  const host = params['host'] ?? params['hostaddr'] ?? 'localhost';
+  const database = params['dbname'] ?? user;
+  const password = params['password'];
+  const sslmode = sslModeOf(params);
+  const hostShown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : showPart(host);
+  const display =
+    `postgres://${showPart(user)}${password !== undefined ? ':***' : ''}@${hostShown}:${port}/${showPart(database)}` +
+    (sslmode !== undefined ? `?sslmode=${sslmode}` : '');
+  const secrets = [
+    ...SECRET_KEYWORDS.flatMap((k) => [given[k], fromService[k], fromEnv[k]]),
+    ...(url === undefined ? [] : passwordCandidates(url)),
+  ].filter((s): s is string => s !== undefined && s !== '');
+  return { host, port, user, database, password, sslmode, params, display, secrets: byLength(secrets.flatMap(forms), 1) };
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'postgres';
+  }
+}
+
+/**
+ * The secrets of a connection, without throwing: for a URL that cannot be parsed, every
+ * piece that could be its password. bin/smq scrubs these from everything it prints.
+ */
+export function connectionSecrets(url: string | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  try {
+    return [...pgConnection(url, env).secrets];
+  } catch {
+    const fromEnv = SECRET_KEYWORDS.map((k) => environmentParams(env)[k]).filter((s): s is string => s !== undefined);
+    const candidates = url === undefined || url.startsWith('sqlite:') ? [] : passwordCandidates(url);
+    return byLength([...candidates, ...fromEnv.flatMap(forms)], 1);
+  }
+}
