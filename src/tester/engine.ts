@@ -885,7 +885,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         send: lat.send,
         receive: lat.receive,
         ack: lat.ack,
-        ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService } : {}),
+        ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService, scheduleLag: lat.scheduleLag } : {}),
       },
       latencyFrom: rated ? 'intended' : 'send-start',
       series: this.series.points(),

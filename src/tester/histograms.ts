@@ -13,7 +13,8 @@ import * as hdr from 'hdr-histogram-js';
 
 export type Histogram = hdr.Histogram;
 
-export const HISTOGRAM_NAMES = ['endToEnd', 'send', 'receive', 'ack', 'endToEndService', 'sendService'] as const;
+/** scheduleLag (--rate): how late each send started after its due time (the tester's own lateness). */
+export const HISTOGRAM_NAMES = ['endToEnd', 'send', 'receive', 'ack', 'endToEndService', 'sendService', 'scheduleLag'] as const;
 export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
 
 export function newWorkerHistogram(): Histogram {

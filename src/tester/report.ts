@@ -13,6 +13,8 @@ export interface LatencyReport {
   /** With --rate only: the same, measured from the actual send start (service time). */
   readonly endToEndService?: LatencySummary;
   readonly sendService?: LatencySummary;
+  /** With --rate only: how late each send started after its due time (the tester's own lag, as pgbench's). */
+  readonly scheduleLag?: LatencySummary;
 }
 
 export interface WorkerReport {
@@ -151,10 +153,14 @@ export function formatReport(r: TesterReport): string {
   add('  service', lat.endToEndService);
   add(`send${corrected}`, lat.send);
   add('  service', lat.sendService);
+  add('  schedule lag', lat.scheduleLag);
   add('receive', lat.receive);
   add('ack', lat.ack);
   out.push(...table(rows, (i) => i > 0));
-  if (corrected) out.push('* from the intended send time (coordinated-omission corrected); "service" from the actual send start');
+  if (corrected) {
+    out.push('* from the intended send time (coordinated-omission corrected); "service" from the actual send start;');
+    out.push('  "schedule lag": how late the tester itself started each send');
+  }
   out.push('');
   const c = r.counts;
   const crows: string[][] = [

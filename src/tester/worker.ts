@@ -9,10 +9,12 @@ import { openBackend, type Backend } from '../backends/index.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { decodeBody, encodeBody, PaddingCache } from './body.js';
 import { BacklogGate } from './backlog.js';
-import { CallWatch, NoAnswer } from './calls.js';
+import { CallWatch } from './calls.js';
 import { monoUs } from './clock.js';
 import { EventBuffer, EventKind } from './events.js';
+import { backoffMs, recordFailure, succeeded, type FailureRun } from './failures.js';
 import { withDeadline } from './lifecycle.js';
+import { waitUntil, type PaceClock } from './pacer.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs, type Histogram, type HistogramName } from './histograms.js';
 import { SEND_ACKED, SEND_UNCERTAIN, type ErrorKind, type FromWorker, type ReceiverReport, type ToWorker, type WorkerSetup } from './protocol.js';
 import { SecondCounter } from './series.js';
@@ -21,14 +23,6 @@ import { SecondCounter } from './series.js';
 const FLUSH_MS = 100;
 /** Empty receives back off from 1 ms to this, so an idle queue is not hammered. */
 const MAX_EMPTY_BACKOFF_MS = 32;
-/** After an error, wait before the next call (doubling up to 1 s, with jitter). */
-const ERROR_BACKOFF_MS = 50;
-const MAX_BACKOFF_MS = 1000;
-/**
- * This many failed calls in a row, none of them a connection failure, end a loop: the store
- * answers, but refuses the work. (Connection failures end it after setup.outageTimeoutMs.)
- */
-const MAX_CONSECUTIVE_ERRORS = 40;
 /**
  * better-sqlite3 answers synchronously, so a loop of awaited calls never reaches the event
  * loop: no flush timer, no STOP, no lag samples. Give the loop a turn every YIELD_US.
@@ -126,13 +120,6 @@ const secondOf = (us: number) => Math.max(0, Math.floor((us - runStartUs) / 1e6)
 
 const lag = monitorEventLoopDelay({ resolution: 10 });
 
-/** Failed calls of one loop since its last successful one. */
-interface FailureRun {
-  consecutiveErrors: number;
-  /** When the first of them failed (µs, monotonic); undefined after a success. */
-  failingSinceUs: number | undefined;
-}
-
 /** One sender of this thread. */
 interface SenderSlot extends FailureRun {
   readonly index: number;
@@ -216,11 +203,6 @@ function countError(kind: ErrorKind): void {
   counter.at(secondOf(monoUs())).errors += 1;
 }
 
-function succeeded(slot: FailureRun): void {
-  slot.consecutiveErrors = 0;
-  slot.failingSinceUs = undefined;
-}
-
 /**
  * Counts a failed call and backs off before the next one; false when the loop should give
  * up. A lost connection is retried: the next call takes a new connection from the pool (the
@@ -229,29 +211,11 @@ function succeeded(slot: FailureRun): void {
 async function failed(slot: FailureRun, e: unknown): Promise<boolean> {
   const kind = errorKind(e);
   countError(kind);
-  const now = monoUs();
   totals.lastError = errorText(e);
-  slot.consecutiveErrors += 1;
-  // A call that never answered failed when it started: its wait counts toward the outage.
-  slot.failingSinceUs ??= e instanceof NoAnswer ? Math.min(now, e.sinceMs * 1000) : now;
-  const failingMs = (now - slot.failingSinceUs) / 1000;
-  let fatal: string | undefined;
-  if (isSmqError(e) && e.kind === 'queue-not-found') fatal = totals.lastError;
-  else if (failingMs >= setup.outageTimeoutMs) {
-    const took = `${(failingMs / 1000).toFixed(1)} s, giving up`;
-    if (e instanceof NoAnswer && !stopping) fatal = `no answer from the database for ${took}`;
-    else {
-      const what = kind === 'connection' ? 'the database has been unreachable' : 'every call has failed';
-      fatal = `${what} for ${took} (last error: ${totals.lastError})`;
-    }
-  } else if (kind === 'other' && slot.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
-    fatal = `${slot.consecutiveErrors} calls failed in a row, giving up (last error: ${totals.lastError})`;
-  }
+  const fatal = recordFailure(slot, e, kind, { nowUs: monoUs(), outageTimeoutMs: setup.outageTimeoutMs, stopping, lastError: totals.lastError });
   post({ type: 'ERROR', message: fatal ?? totals.lastError, fatal: fatal !== undefined, kind });
   if (fatal !== undefined) return false;
-  // Jitter: many workers that lost their connections together do not come back in step.
-  const backoff = Math.min(MAX_BACKOFF_MS, ERROR_BACKOFF_MS * 2 ** Math.min(slot.consecutiveErrors - 1, 5));
-  await pause(backoff * (0.5 + Math.random() / 2));
+  await pause(backoffMs(slot.consecutiveErrors - 1));
   return true;
 }
 
@@ -271,6 +235,8 @@ function maybeCrash(messages: number): void {
 
 // ---- sender --------------------------------------------------------------------------
 
+const paceClock: PaceClock = { nowUs: monoUs, sleepMs: pause, stopped: () => stopping };
+
 async function runSender(slot: SenderSlot): Promise<void> {
   const { batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults } = setup;
   const { index, backend } = slot;
@@ -278,6 +244,8 @@ async function runSender(slot: SenderSlot): Promise<void> {
   const intervalUs = ratePerSec > 0 ? (batch * 1e6) / ratePerSec : 0;
   const deadlineUs = durationMs === undefined ? Infinity : runStartUs + durationMs * 1000;
   const nth = (call: number, every: number | undefined) => every !== undefined && every > 0 && call % every === every - 1;
+  // The only sender of its thread may block the thread for the last stretch of a wait.
+  const exclusive = senderSlots.length === 1;
   let seq = 0;
   for (let call = 0; ; call++) {
     await yieldNow();
@@ -290,9 +258,8 @@ async function runSender(slot: SenderSlot): Promise<void> {
       // late we send at once and measure from the due time (coordinated omission).
       intendedUs = runStartUs + call * intervalUs;
       if (intendedUs >= deadlineUs) break;
-      // Never early: a call that started before its due time would hide queueing delay.
-      while (!stopping && monoUs() < intendedUs) await pause(Math.max(1, (intendedUs - monoUs()) / 1000));
-      if (stopping) break;
+      // Never early (that would hide queueing delay), and late as little as possible (pacer.ts).
+      if (!(await waitUntil(intendedUs, paceClock, exclusive))) break;
     }
     if (gate) {
       // Closed loop: wait for room in the backlog. The wait happens before the send starts,
@@ -322,7 +289,10 @@ async function runSender(slot: SenderSlot): Promise<void> {
       recordSendRange(slot, seq, n, SEND_ACKED);
       if (startUs >= warmupEndUs) {
         recordUs(histograms.send, endUs - (intendedUs ?? startUs));
-        if (intendedUs !== undefined) recordUs(histograms.sendService, endUs - startUs);
+        if (intendedUs !== undefined) {
+          recordUs(histograms.sendService, endUs - startUs);
+          recordUs(histograms.scheduleLag, startUs - intendedUs);
+        }
         totals.measuredCount += n;
         if (startUs < totals.measuredFirstUs) totals.measuredFirstUs = startUs;
         if (endUs > totals.measuredLastUs) totals.measuredLastUs = endUs;
@@ -517,7 +487,7 @@ async function connect(): Promise<Backend> {
     } catch (e) {
       const failingMs = (monoUs() - since) / 1000;
       if (stopping || errorKind(e) !== 'connection' || failingMs >= Math.min(setup.outageTimeoutMs, CONNECT_RETRY_MS)) throw e;
-      await pause(Math.min(MAX_BACKOFF_MS, ERROR_BACKOFF_MS * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2));
+      await pause(backoffMs(attempt));
     }
   }
 }
