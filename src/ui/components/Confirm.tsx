@@ -6,7 +6,7 @@ export interface ConfirmProps {
   /** Already escaped. */
   readonly question: string;
   readonly onAnswer: (yes: boolean) => void;
-  readonly keys?: KeyRouter | undefined;
+  readonly keys: KeyRouter;
 }
 
 export function Confirm({ question, onAnswer, keys }: ConfirmProps) {

@@ -10,7 +10,7 @@ export interface HelpProps {
   readonly failedState: boolean;
   readonly height: number;
   readonly onClose: () => void;
-  readonly keys?: KeyRouter | undefined;
+  readonly keys: KeyRouter;
 }
 
 export function Help(p: HelpProps) {

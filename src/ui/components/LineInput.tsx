@@ -13,7 +13,7 @@ export interface LineInputProps {
   readonly onChange?: (value: string) => void;
   readonly onSubmit: (value: string) => void;
   readonly onCancel: () => void;
-  readonly keys?: KeyRouter | undefined;
+  readonly keys: KeyRouter;
 }
 
 export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCancel, keys }: LineInputProps) {
@@ -30,16 +30,12 @@ export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCan
     if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab) return;
     if (key.pageUp || key.pageDown || key.home || key.end) return;
     if (input === '') return;
-    // Keys typed fast arrive together ("orders\r"): a carriage return submits what came
-    // before it. Line feeds become spaces (the body is one line; JSON does not mind).
-    const cr = input.indexOf('\r');
-    const typed = cr >= 0 ? input.slice(0, cr) : input;
+    // A run of typed characters (a paste) comes in one call; Enter comes on its own. Line
+    // feeds become spaces (the body is one line; JSON does not mind).
     // eslint-disable-next-line no-control-regex
-    const text = typed.replace(/\n/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-    const next = value + text;
-    if (text !== '') update(next);
-    if (cr >= 0) onSubmit(next);
-  }, { layer: LAYER_PROMPT });
+    const text = input.replace(/\n/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+    if (text !== '') update(value + text);
+  }, { layer: LAYER_PROMPT, text: true });
   return (
     <Text>
       <Text bold>{label}</Text>

@@ -3,7 +3,6 @@
 import { useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import { useOnTokenChange } from '../hooks/useOnTokenChange.js';
 import type { Backend, Capabilities, Message, MessageId } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { detailLines } from '../model/messages.js';
@@ -21,19 +20,17 @@ export interface MessageScreenProps {
   readonly live: LiveOptions;
   readonly height: number;
   readonly active: boolean;
-  readonly keys?: KeyRouter | undefined;
+  readonly keys: KeyRouter;
   readonly reloadToken: number;
   readonly now: number;
 }
 
 export function MessageScreen(p: MessageScreenProps) {
-  const { message, error, reload } = useMessage(p.backend, p.queue.rawName, p.id, p.live);
+  const { message, error, reload, current } = useMessage(p.backend, p.queue.rawName, p.id, p.live, p.reloadToken);
   const [scroll, setScroll] = useState(0);
   const bodyHeight = Math.max(1, p.height - 1);
   const lines = message ? detailLines(message, p.capabilities, p.now) : [];
   const maxScroll = clampScroll(Number.MAX_SAFE_INTEGER, lines.length, bodyHeight);
-
-  useOnTokenChange(p.reloadToken, reload);
 
   useKeyTarget(
     p.keys,
@@ -61,7 +58,7 @@ export function MessageScreen(p: MessageScreenProps) {
           p.onCommand(cmd, message ?? undefined);
       }
     },
-    { active: p.active },
+    { active: p.active, ready: current || error !== undefined },
   );
 
   const offset = clampScroll(scroll, lines.length, bodyHeight);

@@ -3,7 +3,6 @@
 import { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import { useOnTokenChange } from '../hooks/useOnTokenChange.js';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
@@ -39,7 +38,7 @@ export interface QueueScreenProps {
   readonly width: number;
   readonly height: number;
   readonly active: boolean;
-  readonly keys?: KeyRouter | undefined;
+  readonly keys: KeyRouter;
   readonly reloadToken: number;
   readonly now: number;
 }
@@ -49,14 +48,18 @@ const CHROME_LINES = 2;
 
 export function QueueScreen(p: QueueScreenProps) {
   const pageSize = Math.max(1, p.height - CHROME_LINES);
-  const { page, pageOf, loading, error, reload } = useMessages(p.backend, p.queue.rawName, p.paging, p.live);
+  const { page, pageOf, loading, error, reload, current: pageCurrent } = useMessages(
+    p.backend,
+    p.queue.rawName,
+    p.paging,
+    p.live,
+    p.reloadToken,
+  );
 
   // The page is as tall as the screen; resizing changes it.
   useEffect(() => {
     if (p.paging.pageSize !== pageSize) p.onChange(setPageSize(p.paging, pageSize), p.selected);
   }, [pageSize, p.paging, p.selected, p.onChange]);
-
-  useOnTokenChange(p.reloadToken, reload);
 
   // While the next page loads, the previous one stays on screen.
   const current = page;
@@ -105,7 +108,8 @@ export function QueueScreen(p: QueueScreenProps) {
           p.onCommand(cmd, selectedMessage);
       }
     },
-    { active: p.active },
+    // Keys typed ahead (20 PgDn, Down after a delete) wait for the page they act on.
+    { active: p.active, ready: pageCurrent || error !== undefined },
   );
 
   const idWidth = Math.max(2, ...messages.map((m) => m.id.toString().length));

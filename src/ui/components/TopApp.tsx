@@ -3,7 +3,7 @@
 // calculations from ../model.
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Box, Text, useApp } from 'ink';
-import { createKeyRouter, routeKey, useKeyTarget, useKeys } from '../hooks/useKeys.js';
+import { useKeyRouter, useKeyTarget } from '../hooks/useKeys.js';
 import type { Backend, Message, MessageId } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
 import { availableColumns, layoutColumns } from '../model/columns.js';
@@ -88,6 +88,7 @@ export function TopApp(props: TopAppProps) {
   const [modal, setModal] = useState<Modal | undefined>(undefined);
   const [status, setStatus] = useState<Status | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const [opening, setOpening] = useState(false);
   const [reloadToken, setReloadToken] = useState(0);
   const listOffset = useRef(0);
 
@@ -156,11 +157,14 @@ export function TopApp(props: TopAppProps) {
   const pop = () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s));
 
   const openQueue = async (queue: QueueRef) => {
+    setOpening(true); // keys typed after Enter are for the queue view: they wait for it
     try {
       await resolveBackend(queue);
       push({ kind: 'queue', queue, paging: initialPaging(Math.max(1, bodyHeight - 2)), selected: 0 });
     } catch (e) {
       say(`cannot open ${queue.label}: ${errorText(e)}`, 'error');
+    } finally {
+      setOpening(false);
     }
   };
 
@@ -194,8 +198,9 @@ export function TopApp(props: TopAppProps) {
     } catch (e) {
       say(`${label} failed: ${errorText(e)}`, 'error');
     } finally {
-      setBusy(false);
+      // The reload first: keys typed after the answer wait for the page without the message.
       setReloadToken((t) => t + 1);
+      setBusy(false);
       monitor.refreshNow();
     }
   };
@@ -267,13 +272,9 @@ export function TopApp(props: TopAppProps) {
     handleCommon(cmd, top.queue, message);
   };
 
-  // One subscription for every key: Ctrl-C quits from anywhere, prompts included; the
-  // rest goes to the prompt if one is open, else to the screen on top.
-  const keyRouter = useRef(createKeyRouter()).current;
-  useKeys((input, key) => {
-    if (key.ctrl && input === 'c') return quit();
-    routeKey(keyRouter, input, key);
-  });
+  // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
+  // the rest goes to the prompt if one is open, else to the screen on top.
+  const keyRouter = useKeyRouter(quit, busy || opening);
 
   // The list's own keys.
   useKeyTarget(
@@ -479,7 +480,7 @@ export function TopApp(props: TopAppProps) {
       {body}
       {modal?.kind !== 'help' && top.kind === 'queue' && screenBackend ? (
         <QueueScreen
-        keys={keyRouter}
+          keys={keyRouter}
           key={top.queue.key}
           backend={screenBackend}
           capabilities={caps}
@@ -501,7 +502,7 @@ export function TopApp(props: TopAppProps) {
       ) : null}
       {modal?.kind !== 'help' && top.kind === 'message' && screenBackend ? (
         <MessageScreen
-        keys={keyRouter}
+          keys={keyRouter}
           key={`${top.queue.key}/${top.id}`}
           backend={screenBackend}
           capabilities={caps}

@@ -1,38 +1,41 @@
-// Keyboard input for smq top. Ink's useInput subscribes in a passive effect, so a key
-// that arrives right after a render (fast typing, key repeat, several keys in one read)
-// can reach a handler of the previous render, or miss a prompt that has just opened.
-// Here one stable subscription routes every key to the handlers registered by the latest
-// commit (layout effects run inside the commit, before the next key is read): the
-// highest active layer wins, so a prompt takes the keys from the screen below it.
-import { useCallback, useLayoutEffect, useRef } from 'react';
-import { useInput, type Key } from 'ink';
-import { splitTyped } from '../model/keys.js';
+// Keyboard input for smq top, one key at a time. Several keys often arrive in one read
+// (key repeat, a fast typist, SSH): "\e[B\e[B\e[B\r", "dy", "\ej". React applies state
+// changes at the next commit, so a handler called again before that commit would act on
+// the state from before the previous key: Down Down Enter opening the first row, Down d
+// asking to delete the row above the highlighted one. So keys go through a queue:
+//
+// - the chunk is parsed into single presses here (model/keyParse), not by Ink;
+// - one press is handed to the top-most ready target, then the next waits for the commit
+//   that includes what this one did (the owner bumps a counter; its layout effect, which
+//   runs after every child's, tells the router): each handler sees the state, and the
+//   screen, the previous key left, so a prompt names exactly the row that is highlighted;
+// - a target that is still loading what the next key acts on (the page after PgDn, the
+//   queue being opened, the reload after a delete) says it is not ready, and the keys wait
+//   for it, for HOLD_MS at most; then they go to the screen as it is, so a database that
+//   does not answer cannot swallow the keyboard;
+// - Ctrl-C does not queue: it quits at once.
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useStdin, type Key } from 'ink';
+import { isTyped, parseKeys, type KeyEvent } from '../model/keyParse.js';
 
 export type KeyHandler = (input: string, key: Key) => void;
+
+export const LAYER_SCREEN = 0;
+export const LAYER_PROMPT = 1;
+
+/** How long keys wait for a screen that is loading before they go to it as it is. */
+export const HOLD_MS = 5000;
+/** Keys kept while waiting; more than this (a key held down on a hung screen) are dropped. */
+const MAX_QUEUED = 500;
 
 interface Target {
   readonly handler: KeyHandler;
   readonly active: boolean;
   readonly layer: number;
-}
-
-export interface KeyRouter {
-  readonly targets: Map<symbol, Target>;
-}
-
-export const LAYER_SCREEN = 0;
-export const LAYER_PROMPT = 1;
-
-export function createKeyRouter(): KeyRouter {
-  return { targets: new Map() };
-}
-
-function topTarget(router: KeyRouter): Target | undefined {
-  let best: Target | undefined;
-  for (const t of router.targets.values()) {
-    if (t.active && (best === undefined || t.layer >= best.layer)) best = t;
-  }
-  return best;
+  /** False while what the next key acts on is still loading. */
+  readonly ready: boolean;
+  /** Takes a run of typed characters in one call (a text prompt), not one by one. */
+  readonly text: boolean;
 }
 
 const NO_KEY: Key = {
@@ -58,73 +61,181 @@ const NO_KEY: Key = {
   numLock: false,
 };
 
-/**
- * Hands a key to the top-most active target. A chunk of several typed characters is a
- * paste for a prompt, but for a screen it is that many key presses: the first is handled
- * now and each next one a millisecond later, after the screen has rendered
- * what the previous one did (so "jj" moves twice, and "/ord" opens the filter and types).
- */
-export function routeKey(router: KeyRouter, input: string, key: Key, typedText = false): void {
-  const target = topTarget(router);
-  if (!target) return;
-  // Ink has parsed a single key already; typed text left over from a chunk has not been.
-  if ((input.length <= 1 && !(typedText && target.layer === LAYER_SCREEN)) || key.ctrl || key.meta) {
-    target.handler(input, key);
-    return;
+export class KeyRouter {
+  readonly targets = new Map<symbol, Target>();
+  private readonly queue: KeyEvent[] = [];
+  /** The owner's commit counter this router waits for (0: not waiting). */
+  private awaitedTick = 0;
+  private lastTick = 0;
+  private pumpScheduled = false;
+  private blockedSince: number | undefined;
+  private holdTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The app is busy (opening a queue, running an action): keys wait, as for a loading screen. */
+  private blocked = false;
+  /** Set by the owner: asks React for a commit (a state change of the owner). */
+  requestCommit: (tick: number) => void = () => undefined;
+  /** Ctrl-C. */
+  onInterrupt: () => void = () => undefined;
+
+  /** A chunk of terminal input. */
+  feed(chunk: string): void {
+    for (const event of parseKeys(chunk)) {
+      if (event.key.ctrl && event.input === 'c') {
+        this.queue.length = 0;
+        this.onInterrupt();
+        return;
+      }
+      if (this.queue.length < MAX_QUEUED) this.queue.push(event);
+    }
+    this.pump();
   }
-  if (target.layer !== LAYER_SCREEN) {
-    // A prompt takes the chunk as typed text up to its Enter; what follows the Enter is
-    // for whatever is on top once the prompt has closed.
-    const cr = input.indexOf('\r');
-    if (cr < 0 || cr === input.length - 1) {
-      target.handler(input, key);
+
+  /** The owner's layout effect, after every commit (children's targets are registered by then). */
+  committed(tick: number, blocked: boolean): void {
+    this.lastTick = tick;
+    this.blocked = blocked;
+    this.noteReadiness();
+  }
+
+  /** A target's layout effect: it may have become ready (its page loaded) without the owner rendering. */
+  targetChanged(id: symbol, target: Target): void {
+    this.targets.set(id, target);
+    this.noteReadiness();
+  }
+
+  private noteReadiness(): void {
+    // A wait ends when the screen is ready: the next one gets its full HOLD_MS again.
+    if (!this.isWaiting(this.topTarget())) this.blockedSince = undefined;
+    if (this.queue.length > 0) this.schedulePump();
+  }
+
+  private isWaiting(target: Target | undefined): boolean {
+    return this.blocked || target === undefined || !target.ready;
+  }
+
+  dispose(): void {
+    if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    this.queue.length = 0;
+  }
+
+  private topTarget(): Target | undefined {
+    let best: Target | undefined;
+    for (const t of this.targets.values()) {
+      if (t.active && (best === undefined || t.layer >= best.layer)) best = t;
+    }
+    return best;
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    // Out of the commit that called us: the handler's state changes start a new render.
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.queue.length === 0) return;
+    if (this.awaitedTick > this.lastTick) return; // the previous key's commit has not happened yet
+    const target = this.topTarget();
+    const waiting = this.isWaiting(target);
+    if (waiting && !this.waitedLongEnough()) return;
+    // Once keys have waited long enough, the rest of this wait goes through too.
+    if (!waiting) this.blockedSince = undefined;
+    if (target === undefined) {
+      this.queue.length = 0; // nobody to take them, even after waiting
       return;
     }
-    target.handler(input.slice(0, cr + 1), key);
-    const rest = input.slice(cr + 1);
-    setTimeout(() => routeKey(router, rest, NO_KEY, true), 1);
-    return;
+    let input: string;
+    let key: Key;
+    if (target.text && isTyped(this.queue[0]!)) {
+      // A prompt takes typed text in one go (a paste of 10 KB is one state change, not 10,000).
+      input = '';
+      while (this.queue.length > 0 && isTyped(this.queue[0]!)) input += this.queue.shift()!.input;
+      key = NO_KEY;
+    } else {
+      const event = this.queue.shift()!;
+      input = event.input;
+      key = { ...NO_KEY, ...event.key };
+    }
+    this.awaitedTick = this.lastTick + 1;
+    try {
+      target.handler(input, key);
+    } finally {
+      this.requestCommit(this.awaitedTick);
+    }
   }
-  const presses = splitTyped(input).map((p) => ({ input: p.input, key: { ...NO_KEY, ...p.key } }));
-  const next = () => {
-    const press = presses.shift();
-    if (!press) return;
-    topTarget(router)?.handler(press.input, press.key);
-    // A timer, not setImmediate: the next press must come after the render of this one,
-    // also under act() in tests (which runs every immediate of a tick in one batch).
-    if (presses.length > 0) setTimeout(next, 1);
-  };
-  next();
-}
 
-/** useInput whose handler always sees the latest render (for the owner of a router). */
-export function useKeys(handler: KeyHandler, isActive = true): void {
-  const latest = useRef(handler);
-  latest.current = handler;
-  const stable = useCallback((input: string, key: Key) => latest.current(input, key), []);
-  useInput(stable, { isActive });
+  /** True once keys have waited HOLD_MS for a busy app or a loading screen. */
+  private waitedLongEnough(): boolean {
+    const now = Date.now();
+    if (this.blockedSince === undefined) this.blockedSince = now;
+    if (now - this.blockedSince >= HOLD_MS) return true;
+    if (this.holdTimer === undefined) {
+      this.holdTimer = setTimeout(() => {
+        this.holdTimer = undefined;
+        this.pump();
+      }, HOLD_MS - (now - this.blockedSince));
+    }
+    return false;
+  }
 }
 
 /**
- * Registers a key handler with the router, refreshed at every commit. Without a router
- * (a component rendered on its own) it listens directly.
+ * The router of the app: reads the terminal (raw mode, Ink's stdin events), and commits
+ * once per key. `onInterrupt` is Ctrl-C; while `blocked` (the app is opening a queue or
+ * running an action) keys wait as they do for a loading screen.
  */
+export function useKeyRouter(onInterrupt: () => void, blocked: boolean): KeyRouter {
+  const router = useRef<KeyRouter | undefined>(undefined);
+  router.current ??= new KeyRouter();
+  const r = router.current;
+  r.onInterrupt = onInterrupt;
+  const [tick, setTick] = useState(0);
+  r.requestCommit = setTick;
+  useLayoutEffect(() => {
+    r.committed(tick, blocked);
+  });
+  const { internal_eventEmitter: events, setRawMode } = useStdin();
+  useEffect(() => {
+    setRawMode(true);
+    return () => setRawMode(false);
+  }, [setRawMode]);
+  useEffect(() => {
+    const onInput = (data: string) => r.feed(data);
+    events.on('input', onInput);
+    return () => {
+      events.off('input', onInput);
+      r.dispose();
+    };
+  }, [events, r]);
+  return r;
+}
+
+/** Registers a key handler with the router, refreshed at every commit. */
 export function useKeyTarget(
-  router: KeyRouter | undefined,
+  router: KeyRouter,
   handler: KeyHandler,
-  options: { readonly active?: boolean; readonly layer?: number } = {},
+  options: { readonly active?: boolean; readonly layer?: number; readonly ready?: boolean; readonly text?: boolean } = {},
 ): void {
   const id = useRef(Symbol('key target')).current;
-  const active = options.active ?? true;
-  const layer = options.layer ?? LAYER_SCREEN;
+  const target: Target = {
+    handler,
+    active: options.active ?? true,
+    layer: options.layer ?? LAYER_SCREEN,
+    ready: options.ready ?? true,
+    text: options.text ?? false,
+  };
   useLayoutEffect(() => {
-    router?.targets.set(id, { handler, active, layer });
+    router.targetChanged(id, target);
   });
   useLayoutEffect(
     () => () => {
-      router?.targets.delete(id);
+      router.targets.delete(id);
     },
     [router, id],
   );
-  useKeys(handler, router === undefined && active);
 }

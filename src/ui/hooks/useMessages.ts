@@ -13,6 +13,8 @@ export interface MessagesView {
   readonly loading: boolean;
   readonly error: string | undefined;
   readonly reload: () => void;
+  /** The page shown was loaded for this paging state and this reload token (not an older one). */
+  readonly current: boolean;
 }
 
 export interface LiveOptions {
@@ -28,7 +30,14 @@ function useLiveLoad<T>(
   load: () => Promise<T>,
   deps: readonly unknown[],
   live: LiveOptions,
-): { value: T | undefined; loading: boolean; error: string | undefined; reload: () => void; valueDeps: readonly unknown[] | undefined } {
+): {
+  value: T | undefined;
+  loading: boolean;
+  error: string | undefined;
+  reload: () => void;
+  valueDeps: readonly unknown[] | undefined;
+  current: boolean;
+} {
   const [value, setValue] = useState<{ v: T; deps: readonly unknown[] } | undefined>(undefined);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -93,16 +102,18 @@ function useLiveLoad<T>(
     wasPaused.current = live.paused;
   }, [live.paused, run]);
 
-  return { value: value?.v, valueDeps: value?.deps, loading, error, reload: run };
+  const current = value !== undefined && deps.every((d, i) => Object.is(d, value.deps[i]));
+  return { value: value?.v, valueDeps: value?.deps, loading, error, reload: run, current };
 }
 
-export function useMessages(backend: Backend, queue: string, paging: PagingState, live: LiveOptions): MessagesView {
-  const { value, valueDeps, loading, error, reload } = useLiveLoad(
+/** A new `reloadToken` loads again (after an action changed the queue). */
+export function useMessages(backend: Backend, queue: string, paging: PagingState, live: LiveOptions, reloadToken = 0): MessagesView {
+  const { value, valueDeps, loading, error, reload, current } = useLiveLoad(
     async () => toPage(paging, await backend.peek(queue, pageRequest(paging))),
-    [backend, queue, paging],
+    [backend, queue, paging, reloadToken],
     live,
   );
-  return { page: value, pageOf: valueDeps?.[2] as PagingState | undefined, loading, error, reload };
+  return { page: value, pageOf: valueDeps?.[2] as PagingState | undefined, loading, error, reload, current };
 }
 
 export interface MessageView {
@@ -111,13 +122,15 @@ export interface MessageView {
   readonly loading: boolean;
   readonly error: string | undefined;
   readonly reload: () => void;
+  /** The message shown was loaded for this id and this reload token. */
+  readonly current: boolean;
 }
 
-export function useMessage(backend: Backend, queue: string, id: MessageId, live: LiveOptions): MessageView {
-  const { value, loading, error, reload } = useLiveLoad(
+export function useMessage(backend: Backend, queue: string, id: MessageId, live: LiveOptions, reloadToken = 0): MessageView {
+  const { value, loading, error, reload, current } = useLiveLoad(
     async () => (await backend.peek(queue, { id, limit: 1, state: 'all' }))[0] ?? null,
-    [backend, queue, id],
+    [backend, queue, id, reloadToken],
     live,
   );
-  return { message: value, loading, error, reload };
+  return { message: value, loading, error, reload, current };
 }

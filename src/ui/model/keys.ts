@@ -154,21 +154,3 @@ export function helpFor(screen: Screen, opts: { readOnly: boolean; archive: bool
     ...general,
   ];
 }
-
-/**
- * Splits a chunk of several typed keys (a terminal delivers "j\r" in one read when keys
- * come fast) into single key presses; escape sequences arrive already split. Control
- * characters other than Enter, Tab and Backspace are dropped.
- */
-export function splitTyped(input: string): Array<{ readonly input: string; readonly key: KeyPress & { shift?: boolean } }> {
-  const out: Array<{ input: string; key: KeyPress & { shift?: boolean } }> = [];
-  for (const ch of input) {
-    if (ch === '\r' || ch === '\n') out.push({ input: '', key: { return: true } });
-    else if (ch === '\t') out.push({ input: '', key: { tab: true } });
-    else if (ch === '\u007f' || ch === '\b') out.push({ input: '', key: { delete: true } });
-    // eslint-disable-next-line no-control-regex
-    else if (/[\u0000-\u001f]/.test(ch)) continue;
-    else out.push({ input: ch, key: /[A-Z]/.test(ch) ? { shift: true } : {} });
-  }
-  return out;
-}

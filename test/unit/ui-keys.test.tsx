@@ -1,0 +1,172 @@
+// Keys that arrive in one chunk: parsed into single presses, each acting on the state the
+// one before it left (the end-to-end versions, through tmux and real Postgres, are in
+// test/integration/top-keys.test.ts).
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { parseKeys } from '../../src/ui/model/keyParse.js';
+import { HOLD_MS } from '../../src/ui/hooks/useKeys.js';
+import type { Message, PeekOptions } from '../../src/backends/types.js';
+import { FakeBackend } from '../helpers/ui/fake-backend.js';
+import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
+
+describe('parseKeys', () => {
+  const names = (text: string) =>
+    parseKeys(text).map(({ input, key }) =>
+      [input, ...Object.keys(key).filter((k) => (key as Record<string, boolean>)[k])].filter((p) => p !== '').join('+'),
+    );
+
+  test('escape sequences, Enter and typed characters of one chunk are separate presses', () => {
+    expect(names('\u001b[B\u001b[B\u001b[B\r')).toEqual(['downArrow', 'downArrow', 'downArrow', 'return']);
+    expect(names('\u001b[Bdy')).toEqual(['downArrow', 'd', 'y']);
+    expect(names('/q1[0-9]+$')).toEqual(['/', 'q', '1', '[', '0', '-', '9', ']', '+', '$']);
+    expect(names('\u001b[6~'.repeat(3))).toEqual(['pageDown', 'pageDown', 'pageDown']);
+    expect(names('\u001b[5~\u001b[1~\u001b[4~\u001b[H\u001b[F\u001bOA\u001bOB')).toEqual([
+      'pageUp',
+      'home',
+      'end',
+      'home',
+      'end',
+      'upArrow',
+      'downArrow',
+    ]);
+  });
+
+  test('ESC not starting a sequence is Escape, then the next key (not Meta+key)', () => {
+    expect(names('\u001bj')).toEqual(['escape', 'j']);
+    expect(names('\u001b')).toEqual(['escape']);
+    expect(names('\u001b\u001b')).toEqual(['escape', 'escape']);
+    expect(names('\u001b\u001b[A')).toEqual(['escape', 'upArrow']);
+    expect(names('\u001b\r')).toEqual(['escape', 'return']);
+  });
+
+  test('control keys, Backspace and Delete, modifiers, keys top does not use', () => {
+    expect(names('\u0003')).toEqual(['c+ctrl']);
+    expect(names('\u0015')).toEqual(['u+ctrl']);
+    expect(names('\u007f\b')).toEqual(['backspace', 'backspace']);
+    expect(names('\u001b[3~')).toEqual(['delete']);
+    expect(names('\u001b[1;5A')).toEqual(['upArrow+ctrl']);
+    expect(names('\u001b[Z')).toEqual(['tab+shift']);
+    expect(names('\t')).toEqual(['tab']);
+    expect(names('\u001b[15~x\u001b[2~')).toEqual(['x']); // F5 and Insert: nothing
+    expect(names('G')).toEqual(['G+shift']);
+    expect(names('👍🏽é')).toEqual(['👍', '🏽', 'é']);
+    expect(names('a\nb')).toEqual(['a', '\n', 'b']);
+  });
+});
+
+describe('a chunk of keys in smq top', () => {
+  let h: Harness | undefined;
+  beforeEach(() => {
+    vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
+  });
+  afterEach(() => {
+    h?.unmount();
+    h = undefined;
+    vi.useRealTimers();
+  });
+
+  function pgmq(queues: readonly string[], n: number) {
+    const b = new FakeBackend({ kind: 'pgmq' });
+    for (const q of queues) b.addQueue(q);
+    b.addMessages(
+      queues[0]!,
+      Array.from({ length: n }, (_, i) => JSON.stringify({ n: i + 1 })),
+    );
+    return b;
+  }
+  const selectedId = (frame: string) => /^› +(\d+) /m.exec(frame)?.[1];
+
+  /** peek answers only when the test says so. */
+  function gatePeek(b: FakeBackend) {
+    const original = b.peek.bind(b);
+    const waiting: Array<() => void> = [];
+    b.peek = (queue: string, options: PeekOptions): Promise<Message[]> =>
+      new Promise((resolve, reject) => waiting.push(() => original(queue, options).then(resolve, reject)));
+    return {
+      get waiting() {
+        return waiting.length;
+      },
+      release: () => waiting.splice(0).forEach((go) => go()),
+    };
+  }
+
+  test('Down Down Down Enter opens the fourth queue', async () => {
+    const b = pgmq(['a', 'b', 'c', 'd', 'e'], 0);
+    h = await renderTop(b, { timers: vi });
+    await h.paste(`${KEYS.down}${KEYS.down}${KEYS.down}${KEYS.enter}`);
+    await h.settle();
+    expect(h.frame()).toContain('d · oldest first');
+  });
+
+  test('Down Down d y deletes the third message, the one highlighted when d was read', async () => {
+    const b = pgmq(['orders'], 5);
+    h = await renderTop(b, { timers: vi });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.paste(`${KEYS.down}${KEYS.down}dy`);
+    await h.settle();
+    expect(b.callsOf('delete').map((c) => c.args)).toEqual([['orders', [3n]]]);
+    expect(h.frame()).toContain('deleted message 3 in orders');
+  });
+
+  test('keys typed after a delete wait for the reloaded page: Down d y Down d y deletes two neighbours', async () => {
+    const b = pgmq(['orders'], 5);
+    h = await renderTop(b, { timers: vi });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.paste(`${KEYS.down}dy${KEYS.down}dy`);
+    await h.settle();
+    // After 2 is deleted the page reads 1 3 4 5 with the second row (3) highlighted; Down is 4.
+    expect(b.callsOf('delete').map((c) => c.args[1])).toEqual([[2n], [4n]]);
+  });
+
+  test('PgDn x3 while each page loads slowly: three pages, in order', async () => {
+    const b = pgmq(['orders'], 40);
+    // 16 rows: 7 messages a page.
+    h = await renderTop(b, { timers: vi, size: { columns: 120, rows: 16 } });
+    await h.press(KEYS.enter);
+    await h.settle();
+    expect(h.frame()).toContain('page 1 (more follow)');
+    const gate = gatePeek(b);
+    await h.paste(KEYS.pageDown.repeat(3));
+    for (let i = 0; i < 3; i++) {
+      expect(gate.waiting).toBe(1); // one page asked for at a time
+      gate.release();
+      await h.settle();
+    }
+    expect(h.frame()).toContain('page 4 (more follow)');
+    expect(selectedId(h.frame())).toBe('22');
+  });
+
+  test(`a screen that never loads holds keys for ${HOLD_MS} ms, then they act on what is shown`, async () => {
+    const b = pgmq(['orders', 'other'], 20);
+    h = await renderTop(b, { timers: vi, size: { columns: 120, rows: 16 } });
+    await h.press(KEYS.enter);
+    await h.settle();
+    gatePeek(b); // never released: the next page does not come
+    await h.paste(`${KEYS.pageDown}${KEYS.escape}j`);
+    await h.advance(HOLD_MS - 100);
+    expect(h.frame()).toContain('orders · oldest first');
+    await h.advance(200);
+    expect(h.frame()).toContain('NAME▲');
+    expect(h.frame()).toMatch(/› other\s/);
+  });
+
+  test('Ctrl-C in a chunk quits at once, whatever waits before it', async () => {
+    const b = pgmq(['orders'], 20);
+    h = await renderTop(b, { timers: vi });
+    await h.press(KEYS.enter);
+    await h.settle();
+    gatePeek(b);
+    await h.paste(`${KEYS.pageDown}jjj${KEYS.ctrlC}`);
+    expect(h.exits.count).toBe(1);
+  });
+
+  test('a paste into a prompt is one piece of text, and Enter after it submits', async () => {
+    const b = pgmq(['orders', 'payments'], 0);
+    h = await renderTop(b, { timers: vi });
+    await h.paste('/^pay\rj');
+    await h.settle();
+    expect(h.frame()).toContain('1 of 2 queues · filter /^pay/');
+    expect(h.frame()).not.toContain('filter (regex)');
+  });
+});
