@@ -12,6 +12,9 @@ describe('escapeControl', () => {
     ['del\u007f', 'del\\u{7f}'],
     ['rtl\u202eevil', 'rtl\\u{202e}evil'],
     ['nul\u0000', 'nul\\u{0}'],
+    ['alm\u061cx', 'alm\\u{61c}x'], // Arabic letter mark: a bidi mark like U+200F
+    ['ls\u2028ps\u2029', 'ls\\u{2028}ps\\u{2029}'],
+    ['lrm\u200erlm\u200f', 'lrm\\u{200e}rlm\\u{200f}'],
   ])('%j -> %j', (input, expected) => {
     expect(escapeControl(input)).toBe(expected);
   });
