@@ -39,6 +39,8 @@ export interface TesterArgs extends GlobalArgs {
   readonly keep?: boolean | undefined;
   readonly ack: string;
   readonly drainTimeout: string;
+  readonly settle?: string | undefined;
+  readonly allowForeign?: boolean | undefined;
   readonly outageTimeout: string;
   readonly hdrLog?: string | undefined;
   readonly maxP99?: number | undefined;
@@ -97,6 +99,8 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     keep: argv.keep === true,
     ack: argv.ack as TesterConfig['ack'],
     drainTimeoutMs: parseDuration('drain-timeout', argv.drainTimeout),
+    settleMs: argv.settle === undefined ? undefined : parseDuration('settle', argv.settle),
+    allowForeign: argv.allowForeign === true,
     outageTimeoutMs: parseDuration('outage-timeout', argv.outageTimeout),
     isolation,
     dequeue: argv.dequeue as TesterConfig['dequeue'],
@@ -190,10 +194,11 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     else io.stdout.write(escapeControlKeepNewlines(formatReport(report)));
     if (config.keep && tempDir) io.stderr.write(`smq tester: kept ${escapeControl(target.kind === 'sqlite' ? target.path : '')}\n`);
     if (report.failure !== null) {
-      const where = json ? 'the JSON report on stdout is partial' : 'the report above is partial';
+      const where = json ? 'the JSON report on stdout' : 'the report above';
+      const hint = report.partial ? `${where} is partial` : `${where} has the counts`;
       // Interrupted meanwhile: the signal's exit code stands, the reason is still said.
-      if (report.interrupted) io.stderr.write(`smq tester: ${escapeControl(report.failure)} (${where})\n`);
-      else throw new SmqError('database', `tester stopped: ${report.failure}`, { hint: where });
+      if (report.interrupted) io.stderr.write(`smq tester: ${escapeControl(report.failure)} (${hint})\n`);
+      else throw new SmqError('database', `tester ${report.partial ? 'stopped' : 'failed'}: ${report.failure}`, { hint });
     }
     return exitCodeOf(report);
   } finally {
@@ -225,6 +230,15 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('keep', { type: 'boolean', describe: 'keep the fresh queue (and the embedded SQLite file)' })
       .option('ack', { choices: ACK_MODES, default: 'delete', describe: 'how receivers acknowledge' })
       .option('drain-timeout', { type: 'string', default: '10s', requiresArg: true, describe: 'stop draining after this long with nothing new' })
+      .option('settle', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'after the drain, keep receiving this long to catch messages that come back [default: one --vt when --vt <= 10, else 0]',
+      })
+      .option('allow-foreign', {
+        type: 'boolean',
+        describe: 'run on a queue holding messages that are not the run\'s: they are handed back at once and counted, never deleted',
+      })
       .option('outage-timeout', {
         type: 'string',
         default: '30s',

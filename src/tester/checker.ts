@@ -1,9 +1,11 @@
 // The delivery checker: classifies every message of a run from what senders and receivers
 // report. It is pure (no I/O, no clock) so it can be tested as a function of its inputs.
 //
-// Memory: per message (sender, seq) it keeps 10 bytes in typed arrays, no object or
-// string: 1 byte of flags, 1 byte delivery count, and two uint32 times in ms on the queue's
-// clock (latest delivery start and latest lease end). 10 million messages take 100 MB.
+// Memory: per message (sender, seq) it keeps 15 bytes in typed arrays, no object or
+// string: 2 bytes of flags, 1 byte delivery count, two uint32 times in ms on the queue's
+// clock (latest delivery start and latest lease end), and a 32-bit hash of the queue id of
+// its first delivery (a delivery under another id is a second copy: duplicated). 10
+// million messages take 150 MB.
 //
 // Order of events: the checker expects deliveries and acknowledgements in the order they
 // happened on the process's monotonic clock (delivery keyed by the start of its receive
@@ -35,13 +37,15 @@ const F_DOUBLE = 1 << 3;
 const F_REDELIVERED = 1 << 4;
 const F_RESURRECTED = 1 << 5;
 const F_ACK_FAILED = 1 << 6;
-/** Acknowledged, never delivered, but found in the queue when the run ended: not lost. */
+/** Found in the queue when the run ended (acknowledged and never delivered: not lost). */
 const F_IN_QUEUE = 1 << 7;
+/** The queue held it twice: a second copy under another id, or a second successful delete. */
+const F_DUPLICATED = 1 << 8;
 
 export type SendOutcome = 'acked' | 'uncertain';
 
-export const VIOLATION_CLASSES = ['lost', 'doubleDequeued', 'resurrected', 'unexpected'] as const;
-export const EXAMPLE_CLASSES = ['lost', 'doubleDequeued', 'redelivered', 'resurrected', 'unexpected', 'uncertain'] as const;
+export const VIOLATION_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'resurrected', 'unexpected'] as const;
+export const EXAMPLE_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'redelivered', 'resurrected', 'unexpected', 'uncertain'] as const;
 export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
 
 /** A message named in a report: sender and sequence, and the queue's id when a delivery showed it. */
@@ -68,6 +72,8 @@ export interface CheckerCounts {
   readonly ok: number;
   readonly lost: number;
   readonly doubleDequeued: number;
+  /** The queue held the message twice: another copy under a new id, or two successful deletes. */
+  readonly duplicated: number;
   readonly redelivered: number;
   readonly resurrected: number;
   readonly unexpected: number;
@@ -96,20 +102,35 @@ export interface CheckerOptions {
 }
 
 interface Chunk {
-  readonly flags: Uint8Array;
+  readonly flags: Uint16Array;
   readonly deliveries: Uint8Array;
   readonly lastStart: Uint32Array;
   readonly maxLeaseEnd: Uint32Array;
+  /** idHash of the first delivery's queue id; 0: none seen. */
+  readonly firstId: Uint32Array;
 }
+
+const BYTES_PER_MESSAGE = 15;
 
 function newChunk(size: number): Chunk {
   return {
-    flags: new Uint8Array(size),
+    flags: new Uint16Array(size),
     deliveries: new Uint8Array(size),
     lastStart: new Uint32Array(size),
     maxLeaseEnd: new Uint32Array(size),
+    firstId: new Uint32Array(size),
   };
 }
+
+/** FNV-1a of a queue id's text, never 0 (0 means "no id"). Two ids colliding: 1 in 2^32. */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0 || 1;
+}
+
+/** What a row found in the queue after the run says about its message. */
+export type FoundInQueue = 'notDrained' | 'resurrected' | 'duplicated' | 'unexpected' | 'uncertain' | 'known';
 
 const isIndex = (v: number) => Number.isInteger(v) && v >= 0;
 
@@ -136,8 +157,9 @@ export class DeliveryChecker {
   private readonly unreportedSenders = new Set<number>();
   /** Queue ids of deliveries whose send was not reported yet, to name them if they stay unexpected. */
   private readonly pendingIds = new Map<number, string>();
-  private readonly detected: Record<'doubleDequeued' | 'redelivered' | 'resurrected' | 'unexpected', MessageRef[]> = {
+  private readonly detected: Record<'doubleDequeued' | 'duplicated' | 'redelivered' | 'resurrected' | 'unexpected', MessageRef[]> = {
     doubleDequeued: [],
+    duplicated: [],
     redelivered: [],
     resurrected: [],
     unexpected: [],
@@ -171,9 +193,9 @@ export class DeliveryChecker {
   get deliveries(): number {
     return this.deliveryCount;
   }
-  /** Violations seen so far that no later event can undo (double-dequeue, resurrection, out-of-range). */
+  /** Violations seen so far that no later event can undo (double-dequeue, duplicate, resurrection, out-of-range). */
   get violationsSoFar(): number {
-    return this.detected.doubleDequeued.length + this.detected.resurrected.length + this.outOfRangeCount;
+    return this.detected.doubleDequeued.length + this.detected.duplicated.length + this.detected.resurrected.length + this.outOfRangeCount;
   }
 
   private toClock(ms: number): number {
@@ -199,7 +221,7 @@ export class DeliveryChecker {
     // The last chunk of a fixed-size sender holds only what is needed.
     const size = this.capacity === undefined ? CHUNK_SIZE : Math.min(CHUNK_SIZE, this.capacity - ci * CHUNK_SIZE);
     const c = newChunk(size);
-    this.bytes += size * 10;
+    this.bytes += size * BYTES_PER_MESSAGE;
     while (perSender.length < ci) perSender.push(undefined);
     perSender[ci] = c;
     return c;
@@ -260,9 +282,11 @@ export class DeliveryChecker {
     const s = this.toClock(startMs);
     const e = this.toClock(leaseUntilMs);
     const ref = (): MessageRef => (id === undefined ? { sender, seq } : { sender, seq, id });
+    const h = id === undefined ? 0 : idHash(id);
     if (n === 0) {
       c.lastStart[i] = s;
       c.maxLeaseEnd[i] = e;
+      c.firstId[i] = h;
       this.uniqueCount += 1;
       if ((f & SEND_MASK) === SEND_ACKED) this.ackedDeliveredCount += 1;
       else if ((f & SEND_MASK) === SEND_NONE && id !== undefined && this.pendingIds.size < PENDING_ID_LIMIT) {
@@ -274,7 +298,11 @@ export class DeliveryChecker {
       }
     } else {
       let flag: number;
-      if (f & F_DELETED) {
+      if (h !== 0 && c.firstId[i] !== 0 && h !== c.firstId[i]) {
+        // Another row with the same key: the queue holds the message twice (whether or not
+        // the first copy's lease or delete came before).
+        flag = F_DUPLICATED;
+      } else if (f & F_DELETED) {
         flag = F_RESURRECTED;
       } else {
         const last = c.lastStart[i]!;
@@ -285,9 +313,7 @@ export class DeliveryChecker {
       }
       if (!(f & flag)) {
         c.flags[i] = f | flag;
-        const list =
-          flag === F_RESURRECTED ? this.detected.resurrected : flag === F_DOUBLE ? this.detected.doubleDequeued : this.detected.redelivered;
-        this.example(list, ref());
+        this.example(this.listOf(flag), ref());
       }
       if (s > c.lastStart[i]!) c.lastStart[i] = s;
       if (e > c.maxLeaseEnd[i]!) c.maxLeaseEnd[i] = e;
@@ -295,8 +321,27 @@ export class DeliveryChecker {
     if (n < 255) c.deliveries[i] = n + 1;
   }
 
-  /** A receiver's delete (or archive) of (sender, seq): ok when the queue removed it. */
-  recordAck(sender: number, seq: number, ok: boolean): void {
+  private listOf(flag: number): MessageRef[] {
+    if (flag === F_RESURRECTED) return this.detected.resurrected;
+    if (flag === F_DOUBLE) return this.detected.doubleDequeued;
+    if (flag === F_DUPLICATED) return this.detected.duplicated;
+    return this.detected.redelivered;
+  }
+
+  private flagOnce(c: Chunk, i: number, flag: number, ref: MessageRef): void {
+    const f = c.flags[i]!;
+    if (f & flag) return;
+    c.flags[i] = f | flag;
+    this.example(this.listOf(flag), ref);
+  }
+
+  /**
+   * A receiver's delete (or archive) of (sender, seq): ok when the queue removed it. A second
+   * successful one means a second row: under another queue id than the first delivery's, a
+   * second copy (duplicated); under the same id, the row came back after its delete
+   * (resurrected). Without ids it is counted a duplicate.
+   */
+  recordAck(sender: number, seq: number, ok: boolean, id?: string): void {
     if (!this.inRange(sender, seq)) return;
     // (Receivers only acknowledge what they received, so the slot normally exists; when it
     // does not, allocate it anyway so that an event means the same whatever came before.)
@@ -308,6 +353,9 @@ export class DeliveryChecker {
       if (!(f & F_DELETED)) {
         c.flags[i] = f | F_DELETED;
         this.deletedCount += 1;
+      } else {
+        const sameRow = id !== undefined && c.firstId[i] !== 0 && idHash(id) === c.firstId[i];
+        this.flagOnce(c, i, sameRow ? F_RESURRECTED : F_DUPLICATED, id === undefined ? { sender, seq } : { sender, seq, id });
       }
     } else {
       c.flags[i] = f | F_ACK_FAILED;
@@ -316,18 +364,47 @@ export class DeliveryChecker {
   }
 
   /**
-   * The message was seen in the queue after the drain. True when that matters: its send was
-   * acknowledged and no delivery of it was seen, so it is not lost (it is "not drained").
+   * A row carrying this run's id, read back from the queue after the run. again: the same key
+   * was already found in another row of this read-back. Says what the row means:
+   * - acknowledged and never delivered: in the queue, not lost ("notDrained");
+   * - its delete succeeded: the row came back ("resurrected"), or, under another id than the
+   *   delivered one, or found twice, a second copy ("duplicated");
+   * - never sent: "unexpected" (a sender that died: "uncertain");
+   * - otherwise delivered and not yet deleted, nothing new ("known").
    */
-  recordInQueue(sender: number, seq: number): boolean {
-    if (!this.inRange(sender, seq)) return false;
-    const c = this.chunk(sender, seq, false);
-    if (!c) return false;
+  recordInQueue(sender: number, seq: number, id: string, again = false): FoundInQueue {
+    if (!this.inRange(sender, seq)) {
+      this.outOfRange(sender, seq, id);
+      return 'unexpected';
+    }
+    const c = this.chunk(sender, seq, true);
+    if (!c) {
+      this.outOfRange(sender, seq, id);
+      return 'unexpected';
+    }
     const i = seq & CHUNK_MASK;
     const f = c.flags[i]!;
-    if ((f & SEND_MASK) !== SEND_ACKED || c.deliveries[i]! > 0 || f & F_IN_QUEUE) return false;
-    c.flags[i] = f | F_IN_QUEUE;
-    return true;
+    const state = f & SEND_MASK;
+    const ref = { sender, seq, id };
+    const otherCopy = again || (c.deliveries[i]! > 0 && c.firstId[i] !== 0 && c.firstId[i] !== idHash(id));
+    if (otherCopy) {
+      this.flagOnce(c, i, F_DUPLICATED, ref);
+      return 'duplicated';
+    }
+    if (f & F_DELETED) {
+      this.flagOnce(c, i, F_RESURRECTED, ref);
+      return 'resurrected';
+    }
+    if (state === SEND_NONE) {
+      c.flags[i] = f | F_IN_QUEUE;
+      if (c.deliveries[i] === 0 && this.pendingIds.size < PENDING_ID_LIMIT) this.pendingIds.set(sender * 2 ** 32 + seq, id);
+      return this.unreportedSenders.has(sender) ? 'uncertain' : 'unexpected';
+    }
+    if (state === SEND_ACKED && c.deliveries[i] === 0) {
+      c.flags[i] = f | F_IN_QUEUE;
+      return 'notDrained';
+    }
+    return 'known';
   }
 
   /**
@@ -339,8 +416,8 @@ export class DeliveryChecker {
   }
 
   /** A delivery carrying this run's id whose sender or sequence cannot be read. */
-  recordMalformed(id: string): void {
-    this.deliveryCount += 1;
+  recordMalformed(id: string, delivered = true): void {
+    if (delivered) this.deliveryCount += 1;
     this.outOfRangeCount += 1;
     this.example(this.detected.unexpected, { sender: -1, seq: -1, id });
   }
@@ -353,6 +430,7 @@ export class DeliveryChecker {
     let ok = 0;
     let lost = 0;
     let doubleDequeued = 0;
+    let duplicated = 0;
     let redelivered = 0;
     let resurrected = 0;
     let unexpected = this.outOfRangeCount;
@@ -372,9 +450,10 @@ export class DeliveryChecker {
           const f = flags[i]!;
           const n = deliveries[i]!;
           const state = f & SEND_MASK;
-          if (state === SEND_NONE && n === 0) continue;
+          if (state === SEND_NONE && n === 0 && !(f & F_IN_QUEUE)) continue;
           if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
           if (f & F_DOUBLE) doubleDequeued += 1;
+          else if (f & F_DUPLICATED) duplicated += 1;
           else if (f & F_RESURRECTED) resurrected += 1;
           else if (state === SEND_NONE && this.unreportedSenders.has(sender)) {
             uncertain += 1;
@@ -412,6 +491,7 @@ export class DeliveryChecker {
         ok,
         lost,
         doubleDequeued,
+        duplicated,
         redelivered,
         resurrected,
         unexpected,
@@ -422,6 +502,7 @@ export class DeliveryChecker {
       examples: {
         lost: lostExamples,
         doubleDequeued: [...this.detected.doubleDequeued],
+        duplicated: [...this.detected.duplicated],
         redelivered: [...this.detected.redelivered],
         resurrected: [...this.detected.resurrected],
         unexpected: unexpectedExamples,
@@ -431,7 +512,7 @@ export class DeliveryChecker {
   }
 }
 
-/** Lost, double-dequeue, resurrection and unexpected messages fail a run; the rest do not. */
+/** Lost, double-dequeued, duplicated, resurrected and unexpected messages fail a run; the rest do not. */
 export function hasViolations(counts: CheckerCounts): boolean {
-  return counts.lost + counts.doubleDequeued + counts.resurrected + counts.unexpected > 0;
+  return counts.lost + counts.doubleDequeued + counts.duplicated + counts.resurrected + counts.unexpected > 0;
 }

@@ -43,6 +43,17 @@ export interface TesterConfig {
   readonly ack: 'delete' | 'archive';
   readonly drainTimeoutMs: number;
   /**
+   * After the drain, receivers keep watching this long for messages that come back (late
+   * resurrections). undefined: one --vt after the last acknowledgement when --vt <= 10 s,
+   * otherwise 0 (the report then says late resurrections are not judged). See settle.ts.
+   */
+  readonly settleMs?: number | undefined;
+  /**
+   * The queue may hold messages that are not this run's: they are received, handed back at
+   * once (visible again) and counted, never deleted. Without it a non-empty queue is refused.
+   */
+  readonly allowForeign?: boolean | undefined;
+  /**
    * A worker whose calls have all failed for this long (the store unreachable, or refusing
    * every call) gives up, and the run ends with a partial report. Default 30 s: a restart
    * or a short network cut is ridden out.
@@ -114,6 +125,7 @@ export function validateConfig(c: TesterConfig): void {
   }
   if (c.warmupMs < 0) throw usageError('--warmup must be 0 or more');
   if (c.drainTimeoutMs < 0) throw usageError('--drain-timeout must be 0 or more');
+  if (c.settleMs !== undefined && !(c.settleMs >= 0 && c.settleMs <= 3_600_000)) throw usageError('--settle must be between 0s and 1h');
   if (c.outageTimeoutMs !== undefined && !(c.outageTimeoutMs > 0)) throw usageError('--outage-timeout must be more than 0');
   if (c.maxP99Ms !== undefined && !(c.maxP99Ms > 0)) throw usageError('--max-p99 must be more than 0 ms');
   if (c.isolation !== undefined && c.target.kind !== 'pgmq') {

@@ -7,11 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { openBackend, type Backend, type ServerInfo } from '../backends/index.js';
+import { openBackend, type Backend, type Message, type ServerInfo } from '../backends/index.js';
 import { validateQueueName } from '../backends/names.js';
 import { isSmqError, SmqError } from '../errors.js';
-import { decodeBody } from './body.js';
-import { DeliveryChecker, hasViolations } from './checker.js';
+import { DeliveryChecker } from './checker.js';
 import { newBacklogCells } from './backlog.js';
 import { monoUs } from './clock.js';
 import { DEFAULT_OUTAGE_TIMEOUT_MS, validateConfig, type TesterConfig } from './config.js';
@@ -40,6 +39,9 @@ import {
 } from './protocol.js';
 import type { TesterReport, WorkerReport } from './report.js';
 import { addCounts, SeriesAggregator, zeroCounts, type SecondCounts, type SeriesPoint } from './series.js';
+import { planSettle } from './settle.js';
+import { decideVerdict } from './verdict.js';
+import { readBack, readBackWarnings } from './verify.js';
 
 /** How often the main thread checks the drain and releases ordered events. */
 const TICK_MS = 100;
@@ -49,9 +51,6 @@ const INTERRUPT_DRAIN_MS = 500;
 const END_RETRY_MS = 5000;
 /** ... and for this long after an interrupt, which must end quickly. */
 const END_RETRY_INTERRUPTED_MS = 300;
-/** Messages read back from the queue, at most, to find acknowledged sends that were never received. */
-const IN_QUEUE_SCAN_LIMIT = 200_000;
-const IN_QUEUE_PAGE = 1000;
 /** With uncertain sends, once every acknowledged send is in, wait this long for stragglers. */
 const UNCERTAIN_GRACE_MS = 1000;
 /** A worker that does not answer STOP within this is terminated. */
@@ -67,7 +66,7 @@ const LAG_WARN_MS = 50;
 /** Share of all cores the tester process may use before it is probably the bottleneck. */
 const CPU_WARN_SHARE = 0.9;
 
-export type TesterPhase = 'connecting' | 'sending' | 'draining' | 'stopping' | 'done';
+export type TesterPhase = 'connecting' | 'sending' | 'draining' | 'settling' | 'stopping' | 'done';
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 export interface TesterEnvironment {
@@ -164,7 +163,13 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private fatal: string | undefined;
   private lastError: string | undefined;
   private errorCount = 0;
-  private foreign = 0;
+  /** Queue ids of foreign messages seen (bounded like the workers' sets). */
+  private readonly foreignIds = new Set<string>();
+  private lastAckUs = 0;
+  /** Receivers keep watching for late resurrections until then (µs); see settle.ts. */
+  private settleUntilUs = 0;
+  private settleStartUs = 0;
+  private settleNote: string | undefined;
   private receiverThreads = 0;
   private supervisor: Supervisor | undefined;
   private readonly intervals = new Map<number, Histogram>();
@@ -245,6 +250,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         created = await backend.createQueue(queue, { visibilityTimeoutSec: c.vtSec, maxRetries: -1 });
         messagesBefore = (await backend.queueStats(queue)).total;
       }
+      if (messagesBefore > 0 && !c.allowForeign) {
+        // Its messages are someone's: the run would take them in turns with their consumers.
+        throw new SmqError('usage', `the queue ${queue} holds ${messagesBefore} message(s) that are not this run's`, {
+          hint: 'name an empty queue (or none: a fresh one), or give --allow-foreign: the tester then hands them back untouched',
+        });
+      }
       if (c.hdrLogPath) this.openHdrLog(c.hdrLogPath);
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
@@ -292,25 +303,25 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         failure ??= `the queue cannot be read after the run: ${errorText(e)}`;
         judgeLoss = false;
       }
-      // Acknowledged sends never received may still be in the queue: claimed by a receive whose
-      // answer was lost with its connection, they stay invisible until their visibility timeout.
-      // Those are not lost. Look before judging.
-      const missing = this.checker.ackedSends - this.checker.ackedDelivered;
-      if (judgeLoss && missing > 0) {
+      // Read the queue back after every run: a row of this run that is there again (a delete
+      // that did not stick), twice, or never sent is judged; an acknowledged send never
+      // received but still there (claimed by a receive whose answer was lost) is not lost.
+      if (reachable && this.fatal === undefined) {
         try {
-          const found = await this.retrying(retryUntil, () => this.findInQueue(backend, queue, callMs));
-          if (found > 0) {
-            warnings.push(
-              `${found} acknowledged message(s) were never received but are still in the queue ` +
-                `(claimed by a receive whose answer was lost, or not yet visible): not counted as lost`,
-            );
-          }
+          const pageWithin = (read: Promise<Message[]>) => withDeadline(read, callMs, 'reading the queue back');
+          warnings.push(...readBackWarnings(await this.retrying(retryUntil, () => readBack(backend, queue, this.runId, this.checker, pageWithin))));
         } catch (e) {
           reachable = !isLostConnection(e);
-          failure = `cannot check the queue for the ${missing} acknowledged message(s) not received: ${errorText(e)}`;
-          judgeLoss = false;
+          const missing = this.checker.ackedSends - this.checker.ackedDelivered;
+          if (judgeLoss && missing > 0) {
+            failure = `cannot check the queue for the ${missing} acknowledged message(s) not received: ${errorText(e)}`;
+            judgeLoss = false;
+          } else {
+            warnings.push(`the queue could not be read back after the run: ${errorText(e)}`);
+          }
         }
       }
+      if (this.settleNote !== undefined) warnings.push(this.settleNote);
       // Only the fresh queue of the run is dropped; a queue named with --queue is the user's.
       if (created && c.queue === undefined && !c.keep) {
         try {
@@ -367,29 +378,6 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         await sleep(wait);
       }
     }
-  }
-
-  /**
-   * Reads the queue back and marks this run's acknowledged, never received messages found
-   * there (they are not lost). Returns how many; reads at most IN_QUEUE_SCAN_LIMIT messages.
-   */
-  private async findInQueue(backend: Backend, queue: string, callMs: number): Promise<number> {
-    const missing = this.checker.ackedSends - this.checker.ackedDelivered;
-    let found = 0;
-    let scanned = 0;
-    let afterId: bigint | undefined;
-    while (found < missing && scanned < IN_QUEUE_SCAN_LIMIT) {
-      const reading = backend.peek(queue, { limit: IN_QUEUE_PAGE, state: 'all', order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) });
-      const page = await withDeadline(reading, callMs, 'reading the queue back');
-      for (const m of page) {
-        const body = decodeBody(m.body, this.runId);
-        if (body.kind === 'ours' && this.checker.recordInQueue(body.sender, body.seq)) found += 1;
-      }
-      scanned += page.length;
-      if (page.length < IN_QUEUE_PAGE) break;
-      afterId = page[page.length - 1]!.id;
-    }
-    return found;
   }
 
   // ---- workers ------------------------------------------------------------------------
@@ -557,7 +545,6 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           for (const i of w.indices) this.merger.finish(i);
           this.receiverUpTo[w.roleSlot] = Infinity;
         }
-        this.foreign += m.totals.foreign;
         this.supervisor?.poke();
         break;
       case 'ERROR':
@@ -573,9 +560,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   private onProgress(w: WorkerSlot, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
-    // Foreign messages count as activity too: a drain of someone else's queue (--senders 0)
-    // lasts while there is something to take.
+    // Only this run's messages are activity: foreign ones are handed back and come again.
     if (m.lastConsumedUs > this.lastDeliveryUs) this.lastDeliveryUs = m.lastConsumedUs;
+    for (const id of m.foreignIds) if (this.foreignIds.size < 100_000) this.foreignIds.add(id);
     for (const p of m.seconds) addCounts(this.liveTotals, p);
     this.series.add(w.slot, m.seconds, m.upToSecond);
     for (const { sender, ranges: s } of m.sends) {
@@ -609,7 +596,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.checker.recordDelivery(sender, seq, a, b, String(id), kind === EventKind.redelivery);
       this.lastDeliveryUs = monoUs();
     } else {
-      this.checker.recordAck(sender, seq, kind === EventKind.ackOk);
+      if (kind === EventKind.ackOk) this.lastAckUs = monoUs();
+      this.checker.recordAck(sender, seq, kind === EventKind.ackOk, String(id));
     }
   }
 
@@ -698,6 +686,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       const sendersDone = this.workers.every((w) => w.role !== 'sender' || w.result !== undefined);
       if (this.phase === 'sending' && sendersDone) this.beginDrain();
       if (this.phase === 'draining') this.checkDrain();
+      if (this.phase === 'settling' && (this.interrupted || monoUs() >= this.settleUntilUs)) this.stopReceivers();
       const now = Date.now();
       if (now - lastProgress >= 1000) {
         lastProgress = now;
@@ -719,7 +708,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const timeout = this.drainTimeoutMs();
     if (allIn && (this.checker.uncertainSends === 0 || idleMs >= Math.min(UNCERTAIN_GRACE_MS, timeout)) && !this.interrupted) {
       this.drainOutcome = 'complete';
-      this.stopReceivers();
+      this.settleOrStop();
     } else if (allIn && this.interrupted) {
       this.drainOutcome = 'complete';
       this.stopReceivers();
@@ -729,8 +718,20 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.stopReceivers();
     } else if (idleMs >= timeout) {
       this.drainOutcome = this.interrupted ? 'stopped' : drainOnly ? 'complete' : 'timedOut';
-      this.stopReceivers();
+      if (this.interrupted) this.stopReceivers();
+      else this.settleOrStop();
     }
+  }
+
+  /** The drain is over: keep watching for late resurrections (--settle), then stop. */
+  private settleOrStop(): void {
+    const now = monoUs();
+    const plan = planSettle(this.config.settleMs, this.config.vtSec, now, this.lastAckUs);
+    this.settleNote = plan.note;
+    this.settleStartUs = now;
+    this.settleUntilUs = plan.untilUs;
+    if (plan.untilUs > now) this.setPhase('settling');
+    else this.stopReceivers();
   }
 
   private async terminateAll(): Promise<void> {
@@ -854,7 +855,18 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           `${this.backlogStuckMs() / 1000} s (messages lost, or receivers that cannot receive)`,
       );
     }
-    if (this.foreign > 0) warnings.push(`${this.foreign} message(s) without this run's id were consumed from the queue`);
+    const foreign = {
+      deliveries: sum('receiver', (t) => t.foreignDeliveries),
+      returned: sum('receiver', (t) => t.foreignReturned),
+      notReturned: sum('receiver', (t) => t.foreignNotReturned),
+    };
+    if (this.foreignIds.size > 0) {
+      warnings.push(
+        `${this.foreignIds.size} message(s) without this run's id were received ${foreign.deliveries} time(s) and handed back ` +
+          `(never deleted)` +
+          (foreign.notReturned > 0 ? `; ${foreign.notReturned} could not be handed back and are visible again when their lease ends` : ''),
+      );
+    }
     if (summary.counts.notDrained > 0 && c.receivers > 0) {
       warnings.push(`${summary.counts.notDrained} acknowledged send(s) were not received before the run ended (not judged as lost)`);
     }
@@ -867,12 +879,21 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const judged = lat.endToEnd.count > 0 ? lat.endToEnd : lat.send;
     const maxP99 = c.maxP99Ms === undefined ? null : { limitMs: c.maxP99Ms, valueMs: judged.p99, exceeded: judged.p99 > c.maxP99Ms };
     const drainMs = this.drainStartUs > 0 ? (monoUs() - this.drainStartUs) / 1000 : 0;
-    const counts = { ...summary.counts, foreign: this.foreign, faultDeleted: sum('sender', (t) => t.faultDeleted) };
+    const counts = {
+      ...summary.counts,
+      foreign: this.foreignIds.size,
+      foreignDeliveries: foreign.deliveries,
+      faultDeleted: sum('sender', (t) => t.faultDeleted),
+    };
     const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? this.lastError;
+    const callOf = (k: keyof WorkerTotals['calls']) => results.reduce((a, { r }) => a + r.totals.calls[k], 0);
+    const calls = { send: callOf('send'), sendFailed: callOf('sendFailed'), receive: callOf('receive'), receiveFailed: callOf('receiveFailed'), ack: callOf('ack'), ackFailed: callOf('ackFailed') };
+    const outcome = decideVerdict({ stoppedBecause: x.failure, interrupted: this.interrupted, senders: c.senders, counts, calls, lastError: lastError ?? null });
 
     return {
-      verdict: x.failure !== undefined ? 'failed' : hasViolations(counts) ? 'violations' : 'clean',
-      failure: x.failure ?? null,
+      verdict: outcome.verdict,
+      failure: outcome.failure,
+      partial: outcome.partial,
       interrupted: this.interrupted,
       interruptedBy: this.interruptSignal ?? null,
       runId: this.runId,
@@ -911,6 +932,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         dequeue: c.dequeue,
         naivePauseMs: c.naivePauseMs ?? 0,
         maxP99Ms: c.maxP99Ms ?? null,
+        allowForeign: c.allowForeign === true,
+        settleMs: c.settleMs ?? null,
       },
       environment: { ...x.environment },
       examples: summary.examples,
@@ -919,6 +942,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         complete: this.drainOutcome === 'complete',
         timedOut: this.drainOutcome === 'timedOut',
         durationMs: Math.round(drainMs),
+        settleMs: this.settleStartUs > 0 ? Math.round(Math.max(0, Math.min(monoUs(), this.settleUntilUs) - this.settleStartUs) / 1000) : 0,
       },
       queue: {
         name: x.queue,

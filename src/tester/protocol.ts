@@ -102,8 +102,13 @@ export interface WorkerTotals {
   readonly connectionErrors: number;
   /** Of errors: everything else (database errors, injected faults). */
   readonly otherErrors: number;
-  /** Messages without this run's id that a receiver consumed. */
-  readonly foreign: number;
+  /** Deliveries of messages without this run's id (never deleted: handed back). */
+  readonly foreignDeliveries: number;
+  /** Of them: handed back (visible again at once), and those whose hand-back failed (visible when their lease ends). */
+  readonly foreignReturned: number;
+  readonly foreignNotReturned: number;
+  /** Calls by kind, and of them the ones that failed (a failed run: every call of a kind failed). */
+  readonly calls: CallCounts;
   /** Sender: time spent waiting for room under --max-backlog (ms), and waits given up on a stuck queue. */
   readonly backlogWaitMs: number;
   readonly backlogStuck: number;
@@ -114,6 +119,15 @@ export interface WorkerTotals {
   readonly measuredFirstUs: number;
   readonly measuredLastUs: number;
   readonly lastError: string | undefined;
+}
+
+export interface CallCounts {
+  readonly send: number;
+  readonly sendFailed: number;
+  readonly receive: number;
+  readonly receiveFailed: number;
+  readonly ack: number;
+  readonly ackFailed: number;
 }
 
 // worker -> main
@@ -132,6 +146,8 @@ export type FromWorker =
       readonly receivers: readonly ReceiverReport[];
       /** Receivers: when one last took any message off the queue, ours or not (µs, monotonic; 0: never). */
       readonly lastConsumedUs: number;
+      /** Receivers: queue ids of messages without this run's id, first seen since the last report. */
+      readonly foreignIds: readonly string[];
       readonly lagP99Ms: number;
     }
   | {

@@ -2,6 +2,7 @@
 import type { CheckerCounts, ExampleClass, MessageRef } from './checker.js';
 import { EXAMPLE_CLASSES } from './checker.js';
 import type { LatencySummary } from './histograms.js';
+import type { Verdict } from './verdict.js';
 import type { SeriesPoint } from './series.js';
 
 export interface LatencyReport {
@@ -28,17 +29,24 @@ export interface WorkerReport {
 }
 
 export interface TesterReport {
-  /** failed: the run stopped early (see failure) and its counts are a partial report, not a verdict. */
-  readonly verdict: 'clean' | 'violations' | 'failed';
-  /** Why the run stopped early: a worker crashed or gave up, the store became unreachable. */
+  /**
+   * failed: the run stopped early (see failure; its counts are a partial report), or nothing
+   * worked (no send acknowledged, every call of a kind failed). interrupted: Ctrl-C or a
+   * signal, the counts are partial. Neither is ever "clean".
+   */
+  readonly verdict: Verdict;
+  /** Why the run failed, in one line: a worker crashed or gave up, the store became unreachable, nothing worked. */
   readonly failure: string | null;
+  /** The run stopped early or was interrupted: its counts are partial. */
+  readonly partial: boolean;
   readonly interrupted: boolean;
   /** The signal that interrupted the run (Ctrl-C is SIGINT). */
   readonly interruptedBy: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | null;
   readonly runId: string;
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly counts: CheckerCounts & { readonly foreign: number; readonly faultDeleted: number };
+  /** foreign: distinct messages without this run's id seen (handed back, never deleted); foreignDeliveries: how often they were received. */
+  readonly counts: CheckerCounts & { readonly foreign: number; readonly foreignDeliveries: number; readonly faultDeleted: number };
   readonly throughput: { readonly sendPerSec: number; readonly receivePerSec: number };
   readonly latency: LatencyReport;
   /** 'intended': --rate given, latencies count from the intended send time (coordinated-omission corrected). */
@@ -47,7 +55,8 @@ export interface TesterReport {
   readonly config: Readonly<Record<string, unknown>>;
   readonly environment: Readonly<Record<string, unknown>>;
   readonly examples: Readonly<Record<ExampleClass, readonly MessageRef[]>>;
-  readonly drain: { readonly skipped: boolean; readonly complete: boolean; readonly timedOut: boolean; readonly durationMs: number };
+  /** settleMs: how long receivers kept watching after the drain for messages that come back (--settle). */
+  readonly drain: { readonly skipped: boolean; readonly complete: boolean; readonly timedOut: boolean; readonly durationMs: number; readonly settleMs: number };
   readonly queue: {
     readonly name: string;
     readonly created: boolean;
@@ -93,6 +102,7 @@ export const refText = (r: MessageRef) =>
 const CLASS_LABEL: Record<ExampleClass, string> = {
   lost: 'lost',
   doubleDequeued: 'double-dequeue',
+  duplicated: 'duplicated',
   redelivered: 'redelivered',
   resurrected: 'resurrected',
   unexpected: 'unexpected',
@@ -115,7 +125,8 @@ export function formatReport(r: TesterReport): string {
   const out: string[] = [];
   const env = r.environment;
   const cfg = r.config;
-  const partial = r.failure !== null ? '— FAILED, partial report' : r.interrupted ? `— INTERRUPTED (${r.interruptedBy ?? 'SIGINT'}), partial report` : '';
+  const partial =
+    r.failure !== null && r.partial ? '— FAILED, partial report' : r.interrupted ? `— INTERRUPTED (${r.interruptedBy ?? 'SIGINT'}), partial report` : r.failure !== null ? '— FAILED' : '';
   out.push(`smq tester ${partial}`.trimEnd());
   out.push('');
   out.push(`store       ${String(env['location'])}${env['embedded'] ? '  (embedded SQLite file in a temporary folder)' : ''}`);
@@ -167,7 +178,8 @@ export function formatReport(r: TesterReport): string {
     ['sent', int(c.sent), 'received', int(c.received), 'acknowledged', int(c.acknowledged)],
     ['ok', int(c.ok), 'lost', int(c.lost), 'double-dequeue', int(c.doubleDequeued)],
     ['redelivered', int(c.redelivered), 'resurrected', int(c.resurrected), 'unexpected', int(c.unexpected)],
-    ['uncertain', int(c.uncertain), 'send failed', int(c.sendFailed), 'ack failed', int(c.ackFailed)],
+    ['duplicated', int(c.duplicated), 'uncertain', int(c.uncertain), 'send failed', int(c.sendFailed)],
+    ['ack failed', int(c.ackFailed), '', '', '', ''],
   ];
   if (c.notDrained > 0 || c.foreign > 0) crows.push(['not drained', int(c.notDrained), 'foreign', int(c.foreign), '', '']);
   out.push(...table(crows, (i) => i % 2 === 1));
@@ -195,9 +207,13 @@ export function formatReport(r: TesterReport): string {
   }
   if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);
   out.push('');
-  if (r.failure !== null) out.push(`stopped     ${r.failure}`);
-  out.push(
-    `verdict     ${r.failure !== null ? 'FAILED (no verdict: the run stopped early)' : r.interrupted ? 'interrupted' : r.verdict === 'clean' ? 'clean' : 'VIOLATIONS'}`,
-  );
+  if (r.failure !== null) out.push(`${r.partial ? 'stopped' : 'failed '}     ${r.failure}`);
+  const verdictText: Record<TesterReport['verdict'], string> = {
+    failed: r.partial ? 'FAILED (no verdict: the run stopped early)' : 'FAILED (nothing worked: no verdict)',
+    interrupted: 'interrupted (no verdict: partial counts)',
+    violations: 'VIOLATIONS',
+    clean: 'clean',
+  };
+  out.push(`verdict     ${verdictText[r.verdict]}`);
   return out.join('\n') + '\n';
 }

@@ -103,7 +103,10 @@ const totals = {
   errors: 0,
   connectionErrors: 0,
   otherErrors: 0,
-  foreign: 0,
+  foreignDeliveries: 0,
+  foreignReturned: 0,
+  foreignNotReturned: 0,
+  calls: { send: 0, sendFailed: 0, receive: 0, receiveFailed: 0, ack: 0, ackFailed: 0 },
   faultDeleted: 0,
   backlogWaitMs: 0,
   backlogStuck: 0,
@@ -113,8 +116,19 @@ const totals = {
   lastError: undefined as string | undefined,
 };
 
-/** When a receiver of this thread last took any message off the queue (see PROGRESS). */
+/** When a receiver of this thread last took a message of this run off the queue (see PROGRESS). */
 let lastConsumedUs = 0;
+
+/** Foreign messages (without this run's id) this thread has seen, by queue id; bounded. */
+const FOREIGN_ID_LIMIT = 100_000;
+const foreignSeen = new Set<bigint>();
+let newForeignIds: string[] = [];
+function noteForeign(id: bigint): void {
+  totals.foreignDeliveries += 1;
+  if (foreignSeen.has(id)) return;
+  if (foreignSeen.size < FOREIGN_ID_LIMIT) foreignSeen.add(id);
+  newForeignIds.push(String(id));
+}
 
 const secondOf = (us: number) => Math.max(0, Math.floor((us - runStartUs) / 1e6));
 
@@ -135,6 +149,8 @@ interface ReceiverSlot extends FailureRun {
   malformed: string[];
   /** Start of its receive call in progress: the watermark (no later event can be keyed earlier). */
   receiveSince: number | undefined;
+  /** Foreign messages it holds, to hand back (visible again) behind its next receive. */
+  handBack: bigint[];
 }
 
 /** --max-backlog, shared with every other worker of the run. */
@@ -170,6 +186,8 @@ function flush(final: boolean): void {
     r.malformed = [];
     return { receiver: r.index, events, ids, watermarkUs: final ? Number.MAX_SAFE_INTEGER : (r.receiveSince ?? now), malformed };
   });
+  const foreignIds = newForeignIds;
+  newForeignIds = [];
   post(
     {
       type: 'PROGRESS',
@@ -179,6 +197,7 @@ function flush(final: boolean): void {
       sends,
       receivers,
       lastConsumedUs,
+      foreignIds,
       lagP99Ms: lag.percentile(99) / 1e6,
     },
     transfer,
@@ -283,6 +302,7 @@ async function runSender(slot: SenderSlot): Promise<void> {
       if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();
       succeeded(slot);
+      totals.calls.send += 1;
       totals.sent += n;
       maybeCrash(totals.sent);
       counter.at(secondOf(endUs)).sent += n;
@@ -308,6 +328,8 @@ async function runSender(slot: SenderSlot): Promise<void> {
       // The outcome is unknown: the messages may or may not be in the queue. Their room in the
       // backlog is given back (if they did arrive, receiving them gives it back once more).
       gate?.release(n, false);
+      totals.calls.send += 1;
+      totals.calls.sendFailed += 1;
       totals.sendFailed += n;
       counter.at(secondOf(monoUs())).sendFailed += n;
       recordSendRange(slot, seq, n, SEND_UNCERTAIN);
@@ -348,11 +370,13 @@ function startAck(backend: Backend, ids: bigint[], ours: AckInFlight['ours']): A
 async function finishAck(slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ endUs: number } | undefined> {
   const o = await inFlight.outcome;
   let done: Set<bigint>;
+  totals.calls.ack += 1;
   if (o.done !== undefined) {
     done = new Set(o.done);
     succeeded(slot);
   } else {
     done = new Set();
+    totals.calls.ackFailed += 1;
     if (!(await failed(slot, o.error))) return undefined;
   }
   if (o.startUs >= warmupEndUs) recordUs(histograms.ack, o.endUs - o.startUs);
@@ -361,14 +385,44 @@ async function finishAck(slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ e
     const ok = done.has(m.id);
     if (ok) acked += 1;
     else totals.ackFailed += 1;
-    slot.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, 0n);
+    slot.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, m.id);
   }
   totals.acknowledged += acked;
   counter.at(secondOf(o.endUs)).acknowledged += acked;
   return { endUs: o.endUs };
 }
 
+/**
+ * Hands foreign messages back: visible again at once, never deleted. Ids the call did not
+ * change were gone already (another consumer took them). A failed call keeps them for the
+ * next turn (at the end: visible again when their lease ends).
+ */
+function startHandBack(slot: ReceiverSlot): Promise<void> | undefined {
+  if (slot.handBack.length === 0) return undefined;
+  const ids = slot.handBack;
+  slot.handBack = [];
+  return slot.backend.setVisibility(setup.queue, ids, 0).then(
+    (done) => void (totals.foreignReturned += done.length),
+    (e: unknown) => {
+      countError(errorKind(e));
+      totals.lastError = errorText(e);
+      slot.handBack.push(...ids);
+    },
+  );
+}
+
 async function runReceiver(slot: ReceiverSlot): Promise<void> {
+  try {
+    await receiveLoop(slot);
+  } finally {
+    await startHandBack(slot);
+    // Still held: they come back when their lease ends.
+    totals.foreignNotReturned += slot.handBack.length;
+    slot.handBack = [];
+  }
+}
+
+async function receiveLoop(slot: ReceiverSlot): Promise<void> {
   const { queue, runId, batch, vtSec, dequeue, naivePauseMs, faults } = setup;
   const { backend, events } = slot;
   const vtMs = vtSec * 1000;
@@ -385,6 +439,8 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
     slot.receiveSince = issuedUs;
     const receiving = watch.track(backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs }), issuedUs / 1000);
     receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
+    // Foreign messages of the previous batch go back behind this receive: it cannot take them again.
+    const givingBack = startHandBack(slot);
     // The receive call starts, for its latency, when the connection is done with the ack.
     let recvStart = issuedUs;
     if (pendingAck) {
@@ -402,11 +458,16 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
       }
     } catch (e) {
       slot.receiveSince = undefined;
+      totals.calls.receive += 1;
+      totals.calls.receiveFailed += 1;
+      await givingBack;
       if (!(await failed(slot, e))) return;
       continue;
     }
     const recvEnd = monoUs();
     slot.receiveSince = undefined;
+    totals.calls.receive += 1;
+    await givingBack;
     succeeded(slot);
     if (recvStart >= warmupEndUs) recordUs(histograms.receive, recvEnd - recvStart);
     const second = secondOf(recvEnd);
@@ -417,20 +478,22 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
       emptyBackoffMs = Math.min(MAX_EMPTY_BACKOFF_MS, emptyBackoffMs * 2);
       continue;
     }
-    emptyBackoffMs = 1;
-    lastConsumedUs = recvEnd;
     const ours: { sender: number; seq: number; id: bigint }[] = [];
     let interval = endToEndBySecond.get(second);
     let measured = 0;
     let foreignHere = 0;
+    const ackIds: bigint[] = [];
     for (const m of messages) {
       const body = decodeBody(m.body, runId);
       if (body.kind === 'foreign') {
-        totals.foreign += 1;
+        // Not this run's: never deleted, handed back behind the next receive.
+        noteForeign(m.id);
+        slot.handBack.push(m.id);
         foreignHere += 1;
         continue;
       }
       totals.received += 1;
+      ackIds.push(m.id);
       if (body.kind === 'malformed') {
         slot.malformed.push(String(m.id));
         continue;
@@ -458,18 +521,22 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
     }
     counter.at(second).received += messages.length - foreignHere;
     gate?.release(messages.length - foreignHere, true);
+    if (ackIds.length === 0) {
+      // Only foreign messages: back off as after an empty receive, not to spin on them.
+      await pause(emptyBackoffMs);
+      emptyBackoffMs = Math.min(MAX_EMPTY_BACKOFF_MS, emptyBackoffMs * 2);
+      continue;
+    }
+    emptyBackoffMs = 1;
+    lastConsumedUs = recvEnd;
     maybeCrash(totals.received);
     if (measured > 0) {
       totals.measuredCount += measured;
       if (recvStart < totals.measuredFirstUs) totals.measuredFirstUs = recvStart;
       if (recvEnd > totals.measuredLastUs) totals.measuredLastUs = recvEnd;
     }
-    // Acknowledge everything received, ours or not: the tester is this queue's consumer.
-    pendingAck = startAck(
-      backend,
-      messages.map((m) => m.id),
-      ours,
-    );
+    // Acknowledge what carries this run's id, and nothing else.
+    pendingAck = startAck(backend, ackIds, ours);
   }
   if (pendingAck) await finishAck(slot, pendingAck);
 }
@@ -500,7 +567,7 @@ async function main(): Promise<void> {
       backends.push(backend);
       if (setup.role === 'sender') senderSlots.push({ index, backend, ranges: [], consecutiveErrors: 0, failingSinceUs: undefined });
       else {
-        receiverSlots.push({ index, backend, events: new EventBuffer(), malformed: [], receiveSince: undefined, consecutiveErrors: 0, failingSinceUs: undefined });
+        receiverSlots.push({ index, backend, events: new EventBuffer(), malformed: [], receiveSince: undefined, handBack: [], consecutiveErrors: 0, failingSinceUs: undefined });
       }
     }
     const info = await withDeadline(backends[0]!.info(), setup.outageTimeoutMs, 'reading the server version');

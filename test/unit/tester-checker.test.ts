@@ -38,14 +38,15 @@ describe('DeliveryChecker classes', () => {
   test('double-dequeue: a second delivery starting inside the first lease', () => {
     const c = newChecker();
     c.recordSend(0, 0, 1, 'acked');
-    deliver(c, 0, 0, 0, 'a');
-    deliver(c, 0, 0, 5, 'b');
+    // The same row (the same queue id) handed out twice.
+    deliver(c, 0, 0, 0, '41');
+    deliver(c, 0, 0, 5, '41');
     c.recordAck(0, 0, true);
     c.recordAck(0, 0, false);
     const s = c.summarize({ judgeLoss: true });
     expect(s.counts.doubleDequeued).toBe(1);
     expect(s.counts.ackFailed).toBe(1);
-    expect(s.examples.doubleDequeued).toEqual([{ sender: 0, seq: 0, id: 'b' }]);
+    expect(s.examples.doubleDequeued).toEqual([{ sender: 0, seq: 0, id: '41' }]);
     expect(hasViolations(s.counts)).toBe(true);
   });
 
@@ -76,10 +77,57 @@ describe('DeliveryChecker classes', () => {
     c.recordSend(0, 0, 1, 'acked');
     deliver(c, 0, 0, 0);
     c.recordAck(0, 0, true);
-    deliver(c, 0, 0, 1, 'again');
+    deliver(c, 0, 0, 1);
     const s = c.summarize({ judgeLoss: true });
     expect(s.counts.resurrected).toBe(1);
-    expect(s.examples.resurrected).toEqual([{ sender: 0, seq: 0, id: 'again' }]);
+    expect(s.examples.resurrected).toEqual([{ sender: 0, seq: 0, id: '0-0' }]);
+  });
+
+  test('duplicated: a copy under a new queue id, delivered after the first lease expired and before the delete (issue 13 item 17)', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 3, 'acked');
+    deliver(c, 0, 0, 0, '100');
+    deliver(c, 0, 0, VT + 1, '900'); // another row with the same key: not a redelivery
+    c.recordAck(0, 0, true, '100');
+    c.recordAck(0, 0, true, '900');
+    // A second successful delete of one key under another id: a second row.
+    deliver(c, 0, 1, 0, '101');
+    c.recordAck(0, 1, true, '101');
+    c.recordAck(0, 1, true, '555');
+    // ... under the same id: the row came back after its delete.
+    deliver(c, 0, 2, 0, '102');
+    c.recordAck(0, 2, true, '102');
+    c.recordAck(0, 2, true, '102');
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({ duplicated: 2, redelivered: 0, doubleDequeued: 0, resurrected: 1, ok: 0 });
+    expect(s.examples.duplicated).toEqual([
+      { sender: 0, seq: 0, id: '900' },
+      { sender: 0, seq: 1, id: '555' },
+    ]);
+    expect(hasViolations(s.counts)).toBe(true);
+    expect(c.violationsSoFar).toBe(3);
+  });
+
+  test('rows read back after the run: resurrected, duplicated, unexpected, not drained', () => {
+    const c = newChecker(10, 2);
+    c.recordSend(0, 0, 5, 'acked');
+    deliver(c, 0, 0, 0, '1');
+    c.recordAck(0, 0, true, '1');
+    expect(c.recordInQueue(0, 0, '1')).toBe('resurrected'); // its delete did not stick
+    deliver(c, 0, 1, 0, '2');
+    c.recordAck(0, 1, true, '2');
+    expect(c.recordInQueue(0, 1, '77')).toBe('duplicated'); // a row under another id
+    deliver(c, 0, 2, 0, '3');
+    expect(c.recordInQueue(0, 2, '3')).toBe('known'); // delivered, its delete failed
+    expect(c.recordInQueue(0, 3, '4')).toBe('notDrained');
+    expect(c.recordInQueue(0, 4, '5')).toBe('notDrained');
+    expect(c.recordInQueue(0, 4, '6', true)).toBe('duplicated'); // the same key twice in the queue
+    expect(c.recordInQueue(1, 0, '8')).toBe('unexpected'); // never sent
+    expect(c.recordInQueue(1, 99, '9')).toBe('unexpected'); // past --messages
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({ resurrected: 1, duplicated: 2, unexpected: 2, notDrained: 1, lost: 0, notDeleted: 1 });
+    expect(s.examples.resurrected).toEqual([{ sender: 0, seq: 0, id: '1' }]);
+    expect(s.examples.unexpected.map((r) => r.id).sort()).toEqual(['8', '9']);
   });
 
   test('an acknowledgement recorded before any delivery still makes a later redelivery a resurrection', () => {
@@ -137,14 +185,14 @@ describe('DeliveryChecker classes', () => {
     deliver(c, 0, 2 ** 30, 0, 'far'); // far beyond anything sent: unexpected, no allocation
     const s = c.summarize({ judgeLoss: true });
     expect(s.counts).toMatchObject({ sent: 11, lost: 10, ok: 1, unexpected: 1 });
-    expect(c.byteLength).toBe(2 * CHUNK_SIZE * 10);
+    expect(c.byteLength).toBe(2 * CHUNK_SIZE * 15);
   });
 
-  test('10 bytes per message', () => {
+  test('15 bytes per message', () => {
     const n = 1_000_003;
     const c = new DeliveryChecker({ senders: 1, capacityPerSender: n });
     c.recordSend(0, 0, n, 'acked');
-    expect(c.byteLength).toBe(n * 10);
+    expect(c.byteLength).toBe(n * 15);
   });
 });
 
@@ -152,11 +200,12 @@ describe('DeliveryChecker classes', () => {
 // slow and obvious. The checker must agree with it on every history.
 type Ev = { kind: 'deliver'; seq: number; t: number } | { kind: 'ack'; seq: number; ok: boolean };
 function referenceClasses(sent: ('acked' | 'uncertain' | 'none')[], events: Ev[]) {
-  const msgs = sent.map((s) => ({ s, deliveries: [] as [number, number][], deletedAt: -1, double: false, res: false, red: false }));
+  const msgs = sent.map((s) => ({ s, deliveries: [] as [number, number][], deletedAt: -1, double: false, dup: false, res: false, red: false }));
   events.forEach((e, order) => {
     const m = msgs[e.seq]!;
     if (e.kind === 'ack') {
       if (e.ok && m.deletedAt < 0) m.deletedAt = order;
+      else if (e.ok) m.dup = true; // deleted twice: two rows
       return;
     }
     const start = e.t;
@@ -167,11 +216,12 @@ function referenceClasses(sent: ('acked' | 'uncertain' | 'none')[], events: Ev[]
     }
     m.deliveries.push([start, start + VT]);
   });
-  const counts = { ok: 0, lost: 0, doubleDequeued: 0, redelivered: 0, resurrected: 0, unexpected: 0, uncertain: 0 };
+  const counts = { ok: 0, lost: 0, doubleDequeued: 0, duplicated: 0, redelivered: 0, resurrected: 0, unexpected: 0, uncertain: 0 };
   for (const m of msgs) {
     const n = m.deliveries.length;
     if (m.s === 'none' && n === 0) continue;
     if (m.double) counts.doubleDequeued++;
+    else if (m.dup) counts.duplicated++;
     else if (m.res) counts.resurrected++;
     else if (m.s === 'none') counts.unexpected++;
     else if (m.s === 'uncertain') counts.uncertain++;
@@ -212,6 +262,7 @@ test('property: the checker agrees with a per-message reference model (deliverie
           ok: got.ok,
           lost: got.lost,
           doubleDequeued: got.doubleDequeued,
+          duplicated: got.duplicated,
           redelivered: got.redelivered,
           resurrected: got.resurrected,
           unexpected: got.unexpected,

@@ -1,0 +1,45 @@
+// The verdict of a run, from its counts and its calls (issue 13 item 19): a run in which
+// nothing worked is failed, not clean, and an interrupted run says so in its verdict.
+import { hasViolations, type CheckerCounts } from './checker.js';
+import type { CallCounts } from './protocol.js';
+
+export type Verdict = 'clean' | 'violations' | 'failed' | 'interrupted';
+
+export interface VerdictInput {
+  /** Why the run stopped early (a worker gave up or died, the store unreachable); undefined: it did not. */
+  readonly stoppedBecause: string | undefined;
+  readonly interrupted: boolean;
+  readonly senders: number;
+  readonly counts: CheckerCounts;
+  readonly calls: CallCounts;
+  readonly lastError: string | null;
+}
+
+export interface VerdictOutcome {
+  readonly verdict: Verdict;
+  /** Why the run failed, in one line; null unless failed. */
+  readonly failure: string | null;
+  /** The counts are partial: the run stopped early or was interrupted. */
+  readonly partial: boolean;
+}
+
+/** Why a run that ran to its end still proves nothing: no send acknowledged, or every call of a kind failed. */
+export function nothingWorked(x: Pick<VerdictInput, 'senders' | 'counts' | 'calls' | 'lastError'>): string | undefined {
+  const { calls } = x;
+  const reasons: string[] = [];
+  if (x.senders > 0 && x.counts.sent === 0) reasons.push(`no send was acknowledged (${calls.sendFailed} of ${calls.send} send calls failed)`);
+  else if (calls.send > 0 && calls.sendFailed === calls.send) reasons.push(`every send call failed (${calls.send})`);
+  if (calls.receive > 0 && calls.receiveFailed === calls.receive) reasons.push(`every receive call failed (${calls.receive})`);
+  if (calls.ack > 0 && calls.ackFailed === calls.ack) reasons.push(`every acknowledgement failed (${calls.ack} calls)`);
+  if (reasons.length === 0) return undefined;
+  return reasons.join('; ') + (x.lastError ? `; last error: ${x.lastError}` : '');
+}
+
+export function decideVerdict(x: VerdictInput): VerdictOutcome {
+  if (x.stoppedBecause !== undefined) return { verdict: 'failed', failure: x.stoppedBecause, partial: true };
+  // Interrupted: a partial run, whatever it saw; never "clean" (a script testing for clean must not pass it).
+  if (x.interrupted) return { verdict: 'interrupted', failure: null, partial: true };
+  const why = nothingWorked(x);
+  if (why !== undefined) return { verdict: 'failed', failure: why, partial: false };
+  return { verdict: hasViolations(x.counts) ? 'violations' : 'clean', failure: null, partial: false };
+}
