@@ -41,6 +41,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly drainTimeout: string;
   readonly settle?: string | undefined;
   readonly allowForeign?: boolean | undefined;
+  readonly runId?: string | undefined;
   readonly outageTimeout: string;
   readonly hdrLog?: string | undefined;
   readonly maxP99?: number | undefined;
@@ -50,7 +51,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly threads?: number | undefined;
 }
 
-/** Test hooks, never documented in --help: SMQ_TESTER_FAULTS (JSON) and SMQ_TESTER_RUN_ID. */
+/** Test hooks, never documented in --help: SMQ_TESTER_FAULTS (JSON) and SMQ_TESTER_RUN_ID (as --run-id). */
 function faultsFrom(env: NodeJS.ProcessEnv): Faults | undefined {
   const raw = env['SMQ_TESTER_FAULTS'];
   if (!raw) return undefined;
@@ -107,7 +108,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     ...(argv.naivePauseMs !== undefined ? { naivePauseMs: num('naive-pause-ms', argv.naivePauseMs) } : {}),
     hdrLogPath: argv.hdrLog,
     maxP99Ms: argv.maxP99 === undefined ? undefined : num('max-p99', argv.maxP99),
-    runId: env['SMQ_TESTER_RUN_ID'] || undefined,
+    runId: argv.runId ?? (env['SMQ_TESTER_RUN_ID'] || undefined),
     faults: faultsFrom(env) ?? {},
   };
   validateConfig(config);
@@ -234,6 +235,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         type: 'string',
         requiresArg: true,
         describe: 'after the drain, keep receiving this long to catch messages that come back [default: one --vt when --vt <= 10, else 0]',
+      })
+      .option('run-id', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'the run id in message bodies [default: random]; with --senders 0, the earlier run whose messages to drain',
       })
       .option('allow-foreign', {
         type: 'boolean',

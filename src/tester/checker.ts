@@ -99,6 +99,12 @@ export interface CheckerOptions {
   /** Queue-clock times are kept as uint32 ms after this epoch ms (range ~49 days). Default: now - 7 days. */
   readonly clockBaseMs?: number;
   readonly maxExamples?: number;
+  /**
+   * A drain of an earlier run's messages (--senders 0 --run-id): their sends were not seen
+   * here, so a delivered message of the run is judged by its deliveries alone, never
+   * unexpected, and one found in the queue is not drained.
+   */
+  readonly sendsUnknown?: boolean;
 }
 
 interface Chunk {
@@ -137,6 +143,7 @@ const isIndex = (v: number) => Number.isInteger(v) && v >= 0;
 export class DeliveryChecker {
   readonly senders: number;
   private readonly capacity: number | undefined;
+  private readonly sendsUnknown: boolean;
   private readonly clockBaseMs: number;
   private readonly maxExamples: number;
   private readonly chunks: (Chunk | undefined)[][];
@@ -169,6 +176,7 @@ export class DeliveryChecker {
     if (!isIndex(options.senders)) throw new RangeError('senders must be a whole number');
     this.senders = options.senders;
     this.capacity = options.capacityPerSender;
+    this.sendsUnknown = options.sendsUnknown === true;
     this.clockBaseMs = options.clockBaseMs ?? Date.now() - 7 * 86_400_000;
     this.maxExamples = options.maxExamples ?? 10;
     this.chunks = Array.from({ length: this.senders }, () => []);
@@ -214,7 +222,7 @@ export class DeliveryChecker {
     const ci = seq >>> CHUNK_BITS;
     const existing = perSender[ci];
     if (existing || !grow) return existing;
-    if (this.capacity === undefined) {
+    if (this.capacity === undefined && !this.sendsUnknown) {
       const limit = (Math.max(0, this.highestReported[sender]!) >>> CHUNK_BITS) + GROW_SLACK_CHUNKS;
       if (ci > limit) return undefined;
     }
@@ -395,6 +403,10 @@ export class DeliveryChecker {
       this.flagOnce(c, i, F_RESURRECTED, ref);
       return 'resurrected';
     }
+    if (state === SEND_NONE && this.sendsUnknown) {
+      c.flags[i] = f | F_IN_QUEUE;
+      return c.deliveries[i] === 0 ? 'notDrained' : 'known';
+    }
     if (state === SEND_NONE) {
       c.flags[i] = f | F_IN_QUEUE;
       if (c.deliveries[i] === 0 && this.pendingIds.size < PENDING_ID_LIMIT) this.pendingIds.set(sender * 2 ** 32 + seq, id);
@@ -455,6 +467,11 @@ export class DeliveryChecker {
           if (f & F_DOUBLE) doubleDequeued += 1;
           else if (f & F_DUPLICATED) duplicated += 1;
           else if (f & F_RESURRECTED) resurrected += 1;
+          else if (state === SEND_NONE && this.sendsUnknown) {
+            if (n === 0) notDrained += 1;
+            else if (f & F_REDELIVERED) redelivered += 1;
+            else ok += 1;
+          }
           else if (state === SEND_NONE && this.unreportedSenders.has(sender)) {
             uncertain += 1;
             if (uncertainExamples.length < this.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });

@@ -65,12 +65,14 @@ export interface TesterConfig {
   readonly naivePauseMs?: number;
   readonly hdrLogPath?: string | undefined;
   readonly maxP99Ms?: number | undefined;
-  /** Fixed run id (tests); default random. */
+  /** The run id (--run-id: a drain names the earlier run's); default random. */
   readonly runId?: string | undefined;
   readonly faults?: Faults;
 }
 
 export const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
+/** At most this many senders and receivers each (threads with a connection of their own). */
+export const MAX_WORKERS_PER_ROLE = 256;
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -95,7 +97,7 @@ export function validateConfig(c: TesterConfig): void {
   wholeAtLeast('senders', c.senders, 0);
   wholeAtLeast('receivers', c.receivers, 0);
   if (c.senders === 0 && c.receivers === 0) throw usageError('--senders and --receivers are both 0', 'give at least one of them');
-  if (c.senders > 256 || c.receivers > 256) throw usageError('at most 256 senders and 256 receivers', 'each is a thread with its own connection');
+  if (c.senders > MAX_WORKERS_PER_ROLE || c.receivers > MAX_WORKERS_PER_ROLE) throw usageError('at most 256 senders and 256 receivers', 'each is a thread with its own connection');
   if (c.threads !== undefined) wholeAtLeast('threads', c.threads, 1);
   if (c.senders > 0) {
     if ((c.messagesPerSender === undefined) === (c.durationMs === undefined)) {
@@ -108,6 +110,9 @@ export function validateConfig(c: TesterConfig): void {
     if (c.durationMs !== undefined && c.durationMs <= 0) throw usageError('--duration must be more than 0');
   } else if (c.queue === undefined) {
     throw usageError('--senders 0 drains an existing queue', 'name it with --queue');
+  } else if (c.runId === undefined) {
+    // Only messages carrying the run id are ever deleted: a drain needs the earlier run's.
+    throw usageError('--senders 0 drains the messages of an earlier run', 'name it with --run-id (its report shows the run id)');
   }
   wholeAtLeast('size', c.sizeBytes, 1);
   if (c.sizeBytes > 64 * 1024 * 1024) throw usageError('--size is at most 64 MiB');
@@ -135,5 +140,5 @@ export function validateConfig(c: TesterConfig): void {
   if (c.naivePauseMs !== undefined && (!(c.naivePauseMs >= 0) || c.dequeue !== 'naive')) {
     throw usageError('--naive-pause-ms is for --dequeue naive, and 0 or more');
   }
-  if (c.runId !== undefined && !/^[A-Za-z0-9_-]{4,64}$/.test(c.runId)) throw usageError('run id: 4 to 64 letters, digits, - or _');
+  if (c.runId !== undefined && !/^[A-Za-z0-9_-]{4,64}$/.test(c.runId)) throw usageError('--run-id must be 4 to 64 letters, digits, - or _');
 }

@@ -13,7 +13,7 @@ import { isSmqError, SmqError } from '../errors.js';
 import { DeliveryChecker } from './checker.js';
 import { newBacklogCells } from './backlog.js';
 import { monoUs } from './clock.js';
-import { DEFAULT_OUTAGE_TIMEOUT_MS, validateConfig, type TesterConfig } from './config.js';
+import { DEFAULT_OUTAGE_TIMEOUT_MS, MAX_WORKERS_PER_ROLE, validateConfig, type TesterConfig } from './config.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
 import { checkConnections } from './connections.js';
 import { overdueWorkers, Supervisor, withDeadline } from './lifecycle.js';
@@ -250,9 +250,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         created = await backend.createQueue(queue, { visibilityTimeoutSec: c.vtSec, maxRetries: -1 });
         messagesBefore = (await backend.queueStats(queue)).total;
       }
-      if (messagesBefore > 0 && !c.allowForeign) {
+      // A drain (--senders 0) is meant for a queue that holds messages: it deletes only its run's.
+      if (messagesBefore > 0 && !c.allowForeign && c.senders > 0) {
         // Its messages are someone's: the run would take them in turns with their consumers.
-        throw new SmqError('usage', `the queue ${queue} holds ${messagesBefore} message(s) that are not this run's`, {
+        throw new SmqError('usage', `the queue ${queue} holds ${messagesBefore} message(s) from before the run`, {
           hint: 'name an empty queue (or none: a fresh one), or give --allow-foreign: the tester then hands them back untouched',
         });
       }
@@ -260,7 +261,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
       const roles = this.plan();
-      this.checker = new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender });
+      // A drain (--senders 0) judges an earlier run's messages: any of its senders, sends unseen.
+      this.checker =
+        c.senders === 0
+          ? new DeliveryChecker({ senders: MAX_WORKERS_PER_ROLE, sendsUnknown: true })
+          : new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender });
       this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id) => this.apply(kind, sender, seq, a, b, id));
       this.series = new SeriesAggregator(roles.length);
       this.receiverUpTo = new Array<number>(this.receiverThreads).fill(0);

@@ -124,7 +124,7 @@ describe.each(stores)('tester on $name', (store) => {
     expect(report.verdict).toBe('clean');
   });
 
-  test('a foreign message carrying the run id is unexpected; other runs’ messages are only foreign', async () => {
+  test('a foreign message carrying the run id is unexpected; other runs’ messages are only foreign, and stay', async () => {
     const { TesterRun } = await loadTester();
     const { openBackend } = await loadBackends();
     const target = store.target();
@@ -142,44 +142,51 @@ describe.each(stores)('tester on $name', (store) => {
       { body: JSON.stringify({ r: runId, s: 'x', q: 'y' }) }, // unreadable
       { body: JSON.stringify({ r: 'another-run', s: 0, q: 0, t: 0 }) },
     ]);
-    const run = new TesterRun(baseConfig(target, { queue, runId, keep: true, messagesPerSender: 50 }));
+    const run = new TesterRun(baseConfig(target, { queue, runId, keep: true, messagesPerSender: 50, allowForeign: true }));
     const report = await run.run();
     expect(report.counts.unexpected).toBe(3);
     expect(report.counts.foreign).toBe(1);
     expect(report.counts.ok).toBe(100);
     expect(report.examples.unexpected).toHaveLength(3);
     expect(report.verdict).toBe('violations');
-    expect((await backend.queueStats(queue)).total).toBe(0);
+    // Those carrying the run id were deleted; the other run's message is still there.
+    const left = await backend.peek(queue, { limit: 10, state: 'all' });
+    expect(left.map((m) => JSON.parse(m.body).r)).toEqual(['another-run']);
   });
 });
 
-test('--senders 0 drains an existing queue; --receivers 0 only sends', async () => {
+test('--receivers 0 only sends; --senders 0 --run-id drains that run’s messages and no other', async () => {
   const { TesterRun } = await loadTester();
   const { openBackend } = await loadBackends();
   const t = tempSqlite();
   cleanups.push(t.cleanup);
   const target: Target = { kind: 'sqlite', path: t.path };
   const queue = 'fill_then_drain';
+  const runId = 'fill-run-1';
   const sendOnly = await new TesterRun(
-    baseConfig(target, { createSqlite: true, queue, receivers: 0, messagesPerSender: 2000 }),
+    baseConfig(target, { createSqlite: true, queue, runId, receivers: 0, messagesPerSender: 2000 }),
   ).run();
   expect(sendOnly.counts.sent).toBe(4000);
   expect(sendOnly.counts.lost).toBe(0);
   expect(sendOnly.counts.notDrained).toBe(4000);
   expect(sendOnly.drain.skipped).toBe(true);
   expect(sendOnly.queue.messagesAfter).toBe(4000);
+  // Someone else's message in the same queue: a drain never deletes it.
+  const other = await openBackend(target, {});
+  await other.send(queue, { body: JSON.stringify({ order: 1 }) });
+  await other.close();
 
   // One message per receive: the drain takes many of the main thread's ticks, and must last
   // until the queue is empty, not end because no send of its own is awaited.
   const drain = await new TesterRun(
-    baseConfig(target, { queue, senders: 0, receivers: 2, batch: 1, messagesPerSender: undefined, drainTimeoutMs: 500 }),
+    baseConfig(target, { queue, runId, senders: 0, receivers: 2, batch: 1, messagesPerSender: undefined, drainTimeoutMs: 500 }),
   ).run();
-  // Another run's messages: consumed and counted as foreign, not as violations.
-  expect(drain.counts.foreign).toBe(4000);
+  // The earlier run's messages are judged by their deliveries; the other one is handed back.
+  expect(drain.counts).toMatchObject({ received: 4000, receivedUnique: 4000, acknowledged: 4000, ok: 4000, unexpected: 0, foreign: 1 });
   expect(drain.drain.complete).toBe(true);
   expect(drain.verdict).toBe('clean');
   const backend = await openBackend(target, {});
-  expect((await backend.queueStats(queue)).total).toBe(0);
+  expect((await backend.queueStats(queue)).total).toBe(1);
   await backend.close();
 });
 
