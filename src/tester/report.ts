@@ -210,7 +210,7 @@ export function formatReport(r: TesterReport): string {
   if (r.failure !== null) out.push(`${r.partial ? 'stopped' : 'failed '}     ${r.failure}`);
   const verdictText: Record<TesterReport['verdict'], string> = {
     failed: r.partial ? 'FAILED (no verdict: the run stopped early)' : 'FAILED (nothing worked: no verdict)',
-    interrupted: 'interrupted (no verdict: partial counts)',
+    interrupted: 'interrupted',
     violations: 'VIOLATIONS',
     clean: 'clean',
   };

@@ -401,7 +401,7 @@ function startHandBack(slot: ReceiverSlot): Promise<void> | undefined {
   if (slot.handBack.length === 0) return undefined;
   const ids = slot.handBack;
   slot.handBack = [];
-  return slot.backend.setVisibility(setup.queue, ids, 0).then(
+  return watch.track(slot.backend.setVisibility(setup.queue, ids, 0)).then(
     (done) => void (totals.foreignReturned += done.length),
     (e: unknown) => {
       countError(errorKind(e));

@@ -62,6 +62,11 @@ describe('smq tester', () => {
     [['tester', '--max-backlog', 'lots']],
     [['tester', '--max-backlog', '10', '--receivers', '0']],
     [['tester', '--max-backlog', '4', '--batch', '10']],
+    [['tester', '--settle', 'soon']],
+    [['tester', '--settle', '2h']],
+    [['tester', '--settle']],
+    [['tester', '--senders', '0', '--queue', 'q']],
+    [['tester', '--run-id', 'a b']],
   ])('bad usage exits 2 with one line: %j', async (args) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);
@@ -98,6 +103,7 @@ describe('smq tester', () => {
     expect(code).toBe(130);
     const doc = parse(stdout);
     expect(doc['interrupted']).toBe(true);
+    expect(doc['verdict']).toBe('interrupted');
     expect(doc['counts']['lost']).toBe(0);
     expect(doc['durationMs']).toBeLessThan(30_000);
   }, 60_000);
