@@ -83,6 +83,22 @@ describe('service file', () => {
   });
 });
 
+describe('password file', () => {
+  test('PGPASSFILE: smq reads it as libpq does (escapes, *), connects, shows ***, never the password', async () => {
+    const file = join(dir, 'pgpass');
+    const user = decodeURIComponent(base.username);
+    const escaped = password.replace(/[\\:]/g, (c) => `\\${c}`);
+    writeFileSync(file, `# comment\nother:1:*:*:nope\n${base.hostname}:${base.port}:*:${user}:${escaped}\n`, { mode: 0o600 });
+    const url = `postgres://${base.username}@${base.hostname}:${base.port}`;
+    const ok = await runCli(['init', '--json', '--url', `${url}/smq_test`], { env: { PGPASSFILE: file } });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout).location).toBe(`postgres://${base.username}:***@${base.hostname}:${base.port}/smq_test`);
+    const bad = await runCli(['queues', '--url', `${url}/smq_no_such_db`], { env: { PGPASSFILE: file, SMQ_DEBUG: '1' } });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout + bad.stderr).not.toContain(password);
+  });
+});
+
 describe('sslmode', () => {
   const url = (mode: string) => `${base.toString()}?sslmode=${mode}`;
 

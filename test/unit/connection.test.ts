@@ -84,3 +84,18 @@ describe('sslmode', () => {
     expect(() => modes('sometimes')).toThrow(/invalid sslmode/);
   });
 });
+
+describe('password file', () => {
+  test('first matching line, * and \\: escapes, ignored unless private', () => {
+    const file = join(dir, 'pgpass');
+    writeFileSync(file, '# c\nh:5432:db:other:x1\nh:*:*:u:a\\:b\\\\c\nh:5432:db:u:later\n', { mode: 0o600 });
+    const c = pgConnection('postgres://u@h/db', { PGPASSFILE: file });
+    expect(c.password).toBe('a:b\\c');
+    expect(c.display).toBe('postgres://u:***@h:5432/db');
+    expect(c.secrets).toContain('a:b\\c');
+    // Given elsewhere: the file is not read.
+    expect(pgConnection('postgres://u:given@h/db', { PGPASSFILE: file }).password).toBe('given');
+    writeFileSync(join(dir, 'open'), 'h:*:*:u:x\n', { mode: 0o644 });
+    expect(pgConnection('postgres://u@h/db', { PGPASSFILE: join(dir, 'open') }).password).toBeUndefined();
+  });
+});

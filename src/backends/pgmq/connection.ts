@@ -1,10 +1,11 @@
 // The one place that knows a pgmq connection: where it goes and as whom (from the URL, the
-// service file and PG* variables, with libpq's precedence), what of it is secret, and how
+// service file, PG* variables and the password file, with libpq's precedence), what of it is secret, and how
 // to show it. Everything smq prints about a connection is built from the parsed parts,
 // never from the text the user gave, so a password cannot leak through a misread URL.
 import { userInfo } from 'node:os';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { usageError } from '../../errors.js';
+import { pgpassPassword } from './pgpass.js';
 import { serviceParams, type Params } from './service-file.js';
 
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
@@ -49,7 +50,7 @@ export interface PgConnection {
   readonly port: number;
   readonly user: string;
   readonly database: string;
-  /** Undefined: node-postgres then looks in ~/.pgpass (PGPASSFILE). */
+  /** From the URL, the service, PGPASSWORD or the password file (PGPASSFILE, ~/.pgpass). */
   readonly password: string | undefined;
   /** Undefined when nothing sets it: smq then connects without TLS, as node-postgres does. */
   readonly sslmode: SslMode | undefined;
@@ -230,7 +231,9 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
   const user = params['user'] ?? env['USER'] ?? safeUserName();
   const host = params['host'] ?? params['hostaddr'] ?? 'localhost';
   const database = params['dbname'] ?? user;
-  const password = params['password'];
+  // libpq's order: a password given anywhere above, else the password file.
+  const fromPgpass = params['password'] === undefined ? pgpassPassword({ host, port, database, user }, env) : undefined;
+  const password = params['password'] ?? fromPgpass;
   const sslmode = sslModeOf(params);
   const hostShown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : showPart(host);
   const display =
@@ -238,6 +241,7 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
     (sslmode !== undefined ? `?sslmode=${sslmode}` : '');
   const secrets = [
     ...SECRET_KEYWORDS.flatMap((k) => [given[k], fromService[k], fromEnv[k]]),
+    fromPgpass,
     ...(url === undefined ? [] : passwordCandidates(url)),
   ].filter((s): s is string => s !== undefined && s !== '');
   return { host, port, user, database, password, sslmode, params, display, secrets: byLength(secrets.flatMap(forms), 1) };
