@@ -11,8 +11,14 @@
 // run in BENCH_TRIALS interleaved rounds of BENCH_SECONDS each (after warm-ups that are thrown
 // away); a ratio is the median of the rounds' paired ratios.
 //
+// Latency at a fixed rate: 1 sender at --rate BENCH_RATE against pgbench -c 1 -R BENCH_RATE,
+// the same statement, in paired rounds: the tester's send service time against pgbench's
+// per-call latency, and its corrected send latency (from the due time) against pgbench's
+// latency including its schedule lag (both from pgbench's per-transaction log).
+//
 // Environment: BENCH_SECONDS (default 10), BENCH_TRIALS (5), BENCH_CLIENTS (8),
-// BENCH_SIZE (body bytes, 256), SMQ_PG_BIN (PostgreSQL binaries).
+// BENCH_SIZE (body bytes, 256), BENCH_RATE (200), SMQ_PG_BIN (PostgreSQL binaries),
+// BENCH_ONLY=rate (only the fixed-rate latency comparison).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -27,6 +33,8 @@ const TRIALS = Number(process.env.BENCH_TRIALS ?? 5);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const SIZE = Number(process.env.BENCH_SIZE ?? 256);
 const WARMUP_SECONDS = Math.max(2, Math.round(SECONDS / 5));
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const ONLY = process.env.BENCH_ONLY;
 
 const log = (text) => process.stderr.write(`bench: ${text}\n`);
 const median = (xs) => {
@@ -118,9 +126,10 @@ log(`pgbench cycle script (:queue = ${Q}, :body = a ${padded.length}-byte JSON b
 let clientCpus = null;
 const placed = (file, args) => (clientCpus === null ? [file, args] : ['taskset', ['-c', clientCpus, file, ...args]]);
 
+const pgbenchTarget = () => ['-D', `queue=${Q}`, '-D', `body=${padded}`, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'];
 function pgbench(script, seconds) {
   const out = execFileSync(
-    ...placed('pgbench', ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-D', `queue=${Q}`, '-D', `body=${padded}`, '-f', script, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test']),
+    ...placed('pgbench', ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, ...pgbenchTarget()]),
     { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
   );
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
@@ -220,6 +229,93 @@ async function bareNodePostgresSend(seconds) {
   return sent / seconds;
 }
 
+// ---- latency at a fixed rate: 1 × 1 --rate RATE against pgbench -c 1 -R RATE ---------------
+const pct50 = (xs) => median(xs);
+
+/**
+ * pgbench -c 1 -R RATE with its per-transaction log: per transaction, the latency from the
+ * scheduled start (its "time" under -R) and the schedule lag; time - lag is the call itself.
+ */
+function pgbenchRated(script, seconds) {
+  const dir = mkdtempSync(join(os.tmpdir(), 'smq-bench-log-'));
+  try {
+    execFileSync(
+      ...placed('pgbench', ['-n', '-M', 'prepared', '-c', '1', '-j', '1', '-R', String(RATE), '-T', String(seconds), '-l', '--log-prefix', join(dir, 'tx'), '-f', script, ...pgbenchTarget()]),
+      { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
+    );
+    // client_id transaction_no time script_no time_epoch time_us schedule_lag
+    const rows = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n')).map((l) => l.split(' ').map(Number));
+    if (rows.length === 0 || rows[0].length < 7) throw new Error('pgbench wrote no per-transaction log with a schedule lag');
+    return {
+      count: rows.length,
+      latencyP50: pct50(rows.map((r) => r[2])) / 1000,
+      serviceP50: pct50(rows.map((r) => r[2] - r[6])) / 1000,
+      lagP50: pct50(rows.map((r) => r[6])) / 1000,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Paired rounds: pgbench -R, then the tester at the same rate (1 sender, send only). */
+async function rateLatency() {
+  await sql("SELECT pgmq.create('bench_pgbench')");
+  await sql("SELECT pgmq.create('bench_tester')");
+  const testerArgs = [...pgArgs, ...sizeArgs, '--senders', '1', '--receivers', '0', '--rate', String(RATE)];
+  log(`1 × 1 at ${RATE}/s: warm-up`);
+  pgbenchRated(sendScript, WARMUP_SECONDS);
+  await tester([...testerArgs, '--queue', 'bench_tester', '--duration', `${WARMUP_SECONDS}s`]);
+  const rounds = [];
+  for (let i = 0; i < TRIALS; i++) {
+    await sql("SELECT pgmq.purge_queue('bench_pgbench')");
+    await sql('VACUUM pgmq.q_bench_pgbench');
+    const ref = pgbenchRated(sendScript, SECONDS);
+    const r = await testerTrial(testerArgs);
+    const t = { sendP50: r.latency.send.p50, serviceP50: r.latency.sendService.p50, lagP50: r.latency.scheduleLag?.p50 ?? NaN, count: r.latency.send.count };
+    rounds.push({ pgbench: ref, tester: t, serviceRatio: t.serviceP50 / ref.serviceP50, correctedRatio: t.sendP50 / ref.latencyP50 });
+    log(
+      `1 × 1 at ${RATE}/s: round ${i + 1}/${TRIALS}: pgbench call p50 ${ref.serviceP50.toFixed(3)} ms (with lag ${ref.latencyP50.toFixed(3)}, lag ${ref.lagP50.toFixed(3)}), ` +
+        `tester service p50 ${t.serviceP50.toFixed(3)} ms (corrected ${t.sendP50.toFixed(3)}, lag ${t.lagP50.toFixed(3)})`,
+    );
+  }
+  await sql("SELECT pgmq.drop_queue('bench_pgbench')");
+  await sql("SELECT pgmq.drop_queue('bench_tester')");
+  return rounds;
+}
+
+/** The fixed-rate table for the report. */
+function rateLines(rounds) {
+  const m = (f) => median(rounds.map(f));
+  const bar = (ratio) => (ratio <= 1.2 ? 'within 20%' : 'NOT within 20%');
+  const service = m((x) => x.serviceRatio);
+  const corrected = m((x) => x.correctedRatio);
+  return [
+    `## Latency at a fixed rate: 1 sender, --rate ${RATE}, against pgbench -c 1 -R ${RATE}`,
+    '',
+    '| p50 (ms) | pgbench | smq tester | ratio (median of rounds) | bar |',
+    '|---|---:|---:|---:|---|',
+    `| the send call itself (pgbench: time − schedule lag; tester: send service) | ${m((x) => x.pgbench.serviceP50).toFixed(3)} | ${m((x) => x.tester.serviceP50).toFixed(3)} | **${service.toFixed(2)}** | ${bar(service)} |`,
+    `| from the scheduled time (pgbench: time under -R; tester: send, corrected) | ${m((x) => x.pgbench.latencyP50).toFixed(3)} | ${m((x) => x.tester.sendP50).toFixed(3)} | **${corrected.toFixed(2)}** | ${bar(corrected)} |`,
+    `| schedule lag | ${m((x) => x.pgbench.lagP50).toFixed(3)} | ${m((x) => x.tester.lagP50).toFixed(3)} | | |`,
+    '',
+    `- per-round ratios, service: ${rounds.map((x) => x.serviceRatio.toFixed(2)).join(', ')}; corrected: ${rounds.map((x) => x.correctedRatio.toFixed(2)).join(', ')}`,
+    `- sends per round: pgbench ${rounds.map((x) => x.pgbench.count).join(', ')}; tester (after its warm-up) ${rounds.map((x) => x.tester.count).join(', ')}`,
+    '',
+  ];
+}
+
+if (ONLY === 'rate') {
+  log(`only the fixed-rate latency comparison (BENCH_ONLY=rate): ${TRIALS} paired rounds of ${SECONDS}s`);
+  const text = [`# smq tester benchmark (fixed-rate latency only), ${environment.date.slice(0, 10)}`, '', '## Environment', '', ...Object.entries(environment).map(([k, v]) => `- ${k}: ${v}`), '', ...rateLines(await rateLatency())].join('\n');
+  await client.end();
+  mkdirSync(join(BENCH, 'results'), { recursive: true });
+  const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}-rate.md`);
+  writeFileSync(file, text);
+  process.stdout.write(text + '\n');
+  log(`written to ${file}`);
+  process.exit(0);
+}
+
 // Tester layouts: the default (on Postgres, half the cores' threads per role, every sender and
 // receiver on its own connection) and one thread per sender and per receiver.
 const CORES = os.availableParallelism();
@@ -288,6 +384,9 @@ results.cycle = await interleaved(
   undefined,
   CYCLE_LAYOUTS,
 );
+
+log(`1 sender at --rate ${RATE} against pgbench -c 1 -R ${RATE}: latency in ${TRIALS} paired rounds`);
+results.rate = await rateLatency();
 
 log('smq tester on SQLite (embedded file)');
 results.sqlite = {};
@@ -433,6 +532,7 @@ if (results.placement) {
   lines.push('', '- tester CPU: percent of the cores the tester may use (the clients\' half).');
 }
 lines.push('');
+lines.push(...rateLines(results.rate));
 lines.push('## Tester on SQLite (embedded file, safe dequeue)', '');
 lines.push('| senders × receivers, batch | received (msg/s) | trials | end-to-end | verdict |');
 lines.push('|---|---:|---|---|---|');

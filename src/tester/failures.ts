@@ -33,16 +33,26 @@ export function recordFailure(
   run: FailureRun,
   e: unknown,
   kind: ErrorKind,
-  at: { readonly nowUs: number; readonly outageTimeoutMs: number; readonly stopping: boolean; readonly lastError: string },
+  at: {
+    readonly nowUs: number;
+    /** When the failed call started (µs), if known. */
+    readonly callStartUs?: number | undefined;
+    readonly outageTimeoutMs: number;
+    readonly stopping: boolean;
+    readonly lastError: string;
+  },
 ): string | undefined {
   run.consecutiveErrors += 1;
-  // A call that never answered failed when it started: its wait counts toward the outage.
-  run.failingSinceUs ??= e instanceof NoAnswer ? Math.min(at.nowUs, e.sinceMs * 1000) : at.nowUs;
+  // A call that never answered (given up on here, or timed out in the backend) failed when it
+  // started: its wait counts toward the outage.
+  const hung = e instanceof NoAnswer || (isSmqError(e) && e.kind === 'timeout');
+  const since = e instanceof NoAnswer ? e.sinceMs * 1000 : hung && at.callStartUs !== undefined ? at.callStartUs : at.nowUs;
+  run.failingSinceUs ??= Math.min(at.nowUs, since);
   const failingMs = (at.nowUs - run.failingSinceUs) / 1000;
   if (isSmqError(e) && e.kind === 'queue-not-found') return at.lastError;
   if (failingMs >= at.outageTimeoutMs) {
     const took = `${(failingMs / 1000).toFixed(1)} s, giving up`;
-    if (e instanceof NoAnswer && !at.stopping) return `no answer from the database for ${took}`;
+    if (hung && !at.stopping) return `no answer from the database for ${took}`;
     const what = kind === 'connection' ? 'the database has been unreachable' : 'every call has failed';
     return `${what} for ${took} (last error: ${at.lastError})`;
   }

@@ -3,12 +3,19 @@
 // reported as queue latency (latencies count from the due time). Node's timers are too coarse
 // for that: setTimeout works in whole milliseconds of a loop time cached per turn, and wakes
 // 0.7 ms late at the median (2 ms at p99) with no database at all. So a timer only brings the
-// sender close; the last stretch is a timed wait on an atomic (a futex: tens of microseconds
-// of slack) and a spin of a few microseconds. The remaining lateness is measured and reported
+// sender close (or does nothing, for short waits of a sender alone on its thread); the last
+// stretch is a timed wait on an atomic (a futex: tens of microseconds of slack) and a spin of
+// a few microseconds. The remaining lateness is measured and reported
 // apart as the schedule lag, as pgbench does.
 
-/** A timer brings the sender this close to the due time (µs); the rest is waited precisely. */
-const TIMER_MARGIN_US = 2000;
+/**
+ * A timer brings the sender this close to the due time (µs); the rest is waited precisely.
+ * A sender alone on its thread waits precisely for anything up to EXCLUSIVE_MARGIN_US (its
+ * thread has nothing else to do; STOP is seen at most that late); one that shares its thread
+ * only for the last SHARED_MARGIN_US.
+ */
+const EXCLUSIVE_MARGIN_US = 20_000;
+const SHARED_MARGIN_US = 2000;
 /** The very end is spun, not waited: a futex wakes this late or so. */
 const SPIN_US = 60;
 /** A thread shared with other senders blocks at most this long at a time. */
@@ -30,11 +37,12 @@ export interface PaceClock {
  * answers must not wait behind it for long, and the last stretch blocks in short slices.
  */
 export async function waitUntil(dueUs: number, clock: PaceClock, exclusive: boolean): Promise<boolean> {
+  const marginUs = exclusive ? EXCLUSIVE_MARGIN_US : SHARED_MARGIN_US;
   for (;;) {
     if (clock.stopped()) return false;
     const leftUs = dueUs - clock.nowUs();
-    if (leftUs <= TIMER_MARGIN_US) break;
-    await clock.sleepMs(Math.max(1, Math.floor((leftUs - TIMER_MARGIN_US) / 1000)));
+    if (leftUs <= marginUs) break;
+    await clock.sleepMs(Math.max(1, Math.floor((leftUs - marginUs) / 1000)));
   }
   for (;;) {
     const restUs = dueUs - clock.nowUs() - SPIN_US;

@@ -39,7 +39,8 @@ function post(message: FromWorker, transfer: ArrayBuffer[] = []): void {
 }
 
 const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
-const errorKind = (e: unknown): ErrorKind => (isSmqError(e) && e.kind === 'connection' ? 'connection' : 'other');
+// A call that timed out (deadline.ts) found no server either: counted with lost connections.
+const errorKind = (e: unknown): ErrorKind => (isSmqError(e) && (e.kind === 'connection' || e.kind === 'timeout') ? 'connection' : 'other');
 
 // ---- state shared by the loops of this thread ----------------------------------------------
 
@@ -227,11 +228,11 @@ function countError(kind: ErrorKind): void {
  * up. A lost connection is retried: the next call takes a new connection from the pool (the
  * pool drops a client whose connection failed), so a restarted server is picked up again.
  */
-async function failed(slot: FailureRun, e: unknown): Promise<boolean> {
+async function failed(slot: FailureRun, e: unknown, callStartUs?: number): Promise<boolean> {
   const kind = errorKind(e);
   countError(kind);
   totals.lastError = errorText(e);
-  const fatal = recordFailure(slot, e, kind, { nowUs: monoUs(), outageTimeoutMs: setup.outageTimeoutMs, stopping, lastError: totals.lastError });
+  const fatal = recordFailure(slot, e, kind, { nowUs: monoUs(), callStartUs, outageTimeoutMs: setup.outageTimeoutMs, stopping, lastError: totals.lastError });
   post({ type: 'ERROR', message: fatal ?? totals.lastError, fatal: fatal !== undefined, kind });
   if (fatal !== undefined) return false;
   await pause(backoffMs(slot.consecutiveErrors - 1));
@@ -338,7 +339,7 @@ async function runSender(slot: SenderSlot): Promise<void> {
         countError('other');
         continue;
       }
-      if (!(await failed(slot, e))) return;
+      if (!(await failed(slot, e, startUs))) return;
       continue;
     }
     seq += n;
@@ -377,7 +378,7 @@ async function finishAck(slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ e
   } else {
     done = new Set();
     totals.calls.ackFailed += 1;
-    if (!(await failed(slot, o.error))) return undefined;
+    if (!(await failed(slot, o.error, o.startUs))) return undefined;
   }
   if (o.startUs >= warmupEndUs) recordUs(histograms.ack, o.endUs - o.startUs);
   let acked = 0;
@@ -461,7 +462,7 @@ async function receiveLoop(slot: ReceiverSlot): Promise<void> {
       totals.calls.receive += 1;
       totals.calls.receiveFailed += 1;
       await givingBack;
-      if (!(await failed(slot, e))) return;
+      if (!(await failed(slot, e, issuedUs))) return;
       continue;
     }
     const recvEnd = monoUs();
