@@ -4,10 +4,9 @@
 // and the command listen to its events (it has no ink/react import).
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { openBackend, type Backend, type Message, type ServerInfo } from '../backends/index.js';
+import { openBackend, type Message, type ServerInfo } from '../backends/index.js';
 import { validateQueueName } from '../backends/names.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { DeliveryChecker } from './checker.js';
@@ -20,7 +19,6 @@ import { overdueWorkers, Supervisor, withDeadline } from './lifecycle.js';
 import {
   addEncoded,
   HISTOGRAM_NAMES,
-  HistogramLogWriter,
   newMergedHistogram,
   summarize,
   type Histogram,
@@ -38,6 +36,7 @@ import {
   type WorkerTotals,
 } from './protocol.js';
 import type { TesterReport, WorkerReport } from './report.js';
+import { EndToEndIntervals } from './intervals.js';
 import { addCounts, SeriesAggregator, zeroCounts, type SecondCounts, type SeriesPoint } from './series.js';
 import { planSettle } from './settle.js';
 import { decideVerdict } from './verdict.js';
@@ -172,17 +171,13 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private settleNote: string | undefined;
   private receiverThreads = 0;
   private supervisor: Supervisor | undefined;
-  private readonly intervals = new Map<number, Histogram>();
-  private receiverUpTo: number[] = [];
-  private nextIntervalSecond = 0;
-  private running: Histogram = newMergedHistogram();
+  private intervals!: EndToEndIntervals;
   /** --max-backlog: the counters every worker shares (backlog.ts). */
   private readonly backlogCells = newBacklogCells();
   /** --max-backlog: a waiting sender goes on after this long with nothing received. */
   private backlogStuckMs(): number {
     return Math.max(1000, this.config.drainTimeoutMs);
   }
-  private hdrLog: { fd: number; writer: HistogramLogWriter } | undefined;
 
   constructor(config: TesterConfig) {
     super();
@@ -257,7 +252,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           hint: 'name an empty queue (or none: a fresh one), or give --allow-foreign: the tester then hands them back untouched',
         });
       }
-      if (c.hdrLogPath) this.openHdrLog(c.hdrLogPath);
+      this.intervals = new EndToEndIntervals(c.warmupMs);
+      if (c.hdrLogPath) this.intervals.openLog(c.hdrLogPath);
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
       const roles = this.plan();
@@ -268,7 +264,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           : new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender });
       this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id) => this.apply(kind, sender, seq, a, b, id));
       this.series = new SeriesAggregator(roles.length);
-      this.receiverUpTo = new Array<number>(this.receiverThreads).fill(0);
+      this.intervals.receiverThreads(this.receiverThreads);
       const { isolation } = await this.spawn(queue, roles);
       const environment = this.environment(info, isolation);
       this.emit('start', { environment, queue, runId: this.runId, config: c });
@@ -276,10 +272,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       cpuStart = process.cpuUsage();
       this.runStartUs = monoUs();
       this.runStartEpochMs = Date.now();
-      if (this.hdrLog) {
-        this.hdrLog.writer.outputStartTime(this.runStartEpochMs);
-        this.hdrLog.writer.outputLegend();
-      }
+      this.intervals.startLog(this.runStartEpochMs);
       for (const w of this.workers) this.post(w, { type: 'START', runStartUs: this.runStartUs });
       // Ctrl-C while connecting: the senders stop as soon as they start.
       if (this.interrupted) for (const w of this.workers) if (w.role === 'sender') this.stopWorker(w);
@@ -362,7 +355,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       }
       throw e;
     } finally {
-      this.closeHdrLog();
+      this.intervals?.closeLog();
       // A store that does not answer does not close either: its connection is left to the exit.
       const closing = backend.close().catch(() => undefined);
       if (reachable) await withDeadline(closing, END_CALL_HURRIED_MS, 'closing').catch(() => undefined);
@@ -526,7 +519,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     if (w.role === 'receiver') {
       // Its events so far are in; nothing more will come, so the others' are not held back.
       for (const i of w.indices) this.merger.finish(i);
-      this.receiverUpTo[w.roleSlot] = Infinity;
+      this.intervals.finished(w.roleSlot);
     } else {
       for (const i of w.indices) this.checker.recordSenderLost(i);
     }
@@ -548,7 +541,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         this.series.finish(w.slot);
         if (w.role === 'receiver') {
           for (const i of w.indices) this.merger.finish(i);
-          this.receiverUpTo[w.roleSlot] = Infinity;
+          this.intervals.finished(w.roleSlot);
         }
         this.supervisor?.poke();
         break;
@@ -581,18 +574,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         this.merger.push(r.receiver, r);
       }
       this.merger.release();
-      for (const e of m.endToEnd) {
-        let h = this.intervals.get(e.second);
-        if (!h) {
-          h = newMergedHistogram();
-          this.intervals.set(e.second, h);
-        }
-        addEncoded(h, e.histogram);
-      }
-      // A worker's last report promises every second: that is "finished", not a second number.
-      const upTo = m.upToSecond >= Number.MAX_SAFE_INTEGER ? Infinity : m.upToSecond;
-      this.receiverUpTo[w.roleSlot] = Math.max(this.receiverUpTo[w.roleSlot] ?? 0, upTo);
-      this.releaseIntervals(false);
+      for (const e of m.endToEnd) this.intervals.add(e.second, e.histogram);
+      this.intervals.reported(w.roleSlot, m.upToSecond);
     }
   }
 
@@ -603,50 +586,6 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     } else {
       if (kind === EventKind.ackOk) this.lastAckUs = monoUs();
       this.checker.recordAck(sender, seq, kind === EventKind.ackOk, String(id));
-    }
-  }
-
-  // ---- interval histograms: live percentiles and the HdrHistogram log -------------------
-
-  private openHdrLog(path: string): void {
-    let fd: number;
-    try {
-      fd = openSync(path, 'w');
-    } catch (e) {
-      throw new SmqError('invalid-input', `cannot write --hdr-log ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
-        hint: 'give a file in a folder you can write to',
-      });
-    }
-    const writer = new HistogramLogWriter((text) => void writeSync(fd, text));
-    writer.outputLogFormatVersion();
-    writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
-    this.hdrLog = { fd, writer };
-  }
-
-  private closeHdrLog(): void {
-    if (this.hdrLog) closeSync(this.hdrLog.fd);
-    this.hdrLog = undefined;
-  }
-
-  /** Seconds every receiver has reported go into the running histogram and the log. */
-  private releaseIntervals(all: boolean): void {
-    let complete = Infinity;
-    for (const u of this.receiverUpTo) if (u < complete) complete = u;
-    if (all || complete === Infinity) {
-      complete = this.nextIntervalSecond;
-      for (const s of this.intervals.keys()) if (s + 1 > complete) complete = s + 1;
-    }
-    const warmupSeconds = Math.ceil(this.config.warmupMs / 1000);
-    for (; this.nextIntervalSecond < complete; this.nextIntervalSecond++) {
-      const s = this.nextIntervalSecond;
-      const h = this.intervals.get(s);
-      this.intervals.delete(s);
-      if (s < warmupSeconds) continue;
-      if (h) this.running.add(h);
-      if (this.hdrLog) {
-        const logged = h ?? newMergedHistogram();
-        this.hdrLog.writer.outputIntervalHistogram(logged, s, s + 1, 1000);
-      }
     }
   }
 
@@ -677,7 +616,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const step = (): boolean => {
       if (this.workers.every((w) => w.finished)) {
         this.merger.release();
-        this.releaseIntervals(true);
+        this.intervals.release(true);
         this.emitProgress();
         return true;
       }
@@ -757,10 +696,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       sendRate: last?.sent ?? 0,
       receiveRate: last?.received ?? 0,
       series,
-      endToEnd:
-        this.running.totalCount > 0
-          ? { p50: this.running.getValueAtPercentile(50) / 1000, p99: this.running.getValueAtPercentile(99) / 1000 }
-          : undefined,
+      endToEnd: this.intervals.percentiles(),
       drain:
         this.phase === 'draining'
           ? {

@@ -18,6 +18,7 @@ import { waitUntil, type PaceClock } from './pacer.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs, type Histogram, type HistogramName } from './histograms.js';
 import { SEND_ACKED, SEND_UNCERTAIN, type ErrorKind, type FromWorker, type ReceiverReport, type ToWorker, type WorkerSetup } from './protocol.js';
 import { SecondCounter } from './series.js';
+import { ForeignMessages } from './foreign.js';
 
 /** How often a worker reports: often enough that the checker's ordering delay stays short. */
 const FLUSH_MS = 100;
@@ -104,9 +105,6 @@ const totals = {
   errors: 0,
   connectionErrors: 0,
   otherErrors: 0,
-  foreignDeliveries: 0,
-  foreignReturned: 0,
-  foreignNotReturned: 0,
   calls: { send: 0, sendFailed: 0, receive: 0, receiveFailed: 0, ack: 0, ackFailed: 0 },
   faultDeleted: 0,
   backlogWaitMs: 0,
@@ -120,16 +118,8 @@ const totals = {
 /** When a receiver of this thread last took a message of this run off the queue (see PROGRESS). */
 let lastConsumedUs = 0;
 
-/** Foreign messages (without this run's id) this thread has seen, by queue id; bounded. */
-const FOREIGN_ID_LIMIT = 100_000;
-const foreignSeen = new Set<bigint>();
-let newForeignIds: string[] = [];
-function noteForeign(id: bigint): void {
-  totals.foreignDeliveries += 1;
-  if (foreignSeen.has(id)) return;
-  if (foreignSeen.size < FOREIGN_ID_LIMIT) foreignSeen.add(id);
-  newForeignIds.push(String(id));
-}
+/** Messages without this run's id: handed back, never deleted (foreign.ts). */
+const foreign = new ForeignMessages();
 
 const secondOf = (us: number) => Math.max(0, Math.floor((us - runStartUs) / 1e6));
 
@@ -187,8 +177,6 @@ function flush(final: boolean): void {
     r.malformed = [];
     return { receiver: r.index, events, ids, watermarkUs: final ? Number.MAX_SAFE_INTEGER : (r.receiveSince ?? now), malformed };
   });
-  const foreignIds = newForeignIds;
-  newForeignIds = [];
   post(
     {
       type: 'PROGRESS',
@@ -198,7 +186,7 @@ function flush(final: boolean): void {
       sends,
       receivers,
       lastConsumedUs,
-      foreignIds,
+      foreignIds: foreign.takeNewIds(),
       lagP99Ms: lag.percentile(99) / 1e6,
     },
     transfer,
@@ -393,21 +381,14 @@ async function finishAck(slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ e
   return { endUs: o.endUs };
 }
 
-/**
- * Hands foreign messages back: visible again at once, never deleted. Ids the call did not
- * change were gone already (another consumer took them). A failed call keeps them for the
- * next turn (at the end: visible again when their lease ends).
- */
+/** The foreign messages a receiver holds go back (visible now) behind whatever it sent last. */
 function startHandBack(slot: ReceiverSlot): Promise<void> | undefined {
-  if (slot.handBack.length === 0) return undefined;
-  const ids = slot.handBack;
-  slot.handBack = [];
-  return watch.track(slot.backend.setVisibility(setup.queue, ids, 0)).then(
-    (done) => void (totals.foreignReturned += done.length),
-    (e: unknown) => {
+  return foreign.handBack(
+    slot,
+    (ids) => watch.track(slot.backend.setVisibility(setup.queue, ids, 0)),
+    (e) => {
       countError(errorKind(e));
       totals.lastError = errorText(e);
-      slot.handBack.push(...ids);
     },
   );
 }
@@ -417,9 +398,7 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
     await receiveLoop(slot);
   } finally {
     await startHandBack(slot);
-    // Still held: they come back when their lease ends.
-    totals.foreignNotReturned += slot.handBack.length;
-    slot.handBack = [];
+    foreign.giveUp(slot);
   }
 }
 
@@ -488,8 +467,7 @@ async function receiveLoop(slot: ReceiverSlot): Promise<void> {
       const body = decodeBody(m.body, runId);
       if (body.kind === 'foreign') {
         // Not this run's: never deleted, handed back behind the next receive.
-        noteForeign(m.id);
-        slot.handBack.push(m.id);
+        foreign.received(m.id, slot.handBack);
         foreignHere += 1;
         continue;
       }
@@ -601,7 +579,7 @@ async function main(): Promise<void> {
   post({
     type: 'RESULT',
     histograms: Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, encodeHistogram(histograms[n])])) as Record<HistogramName, string>,
-    totals,
+    totals: { ...totals, foreignDeliveries: foreign.deliveries, foreignReturned: foreign.returned, foreignNotReturned: foreign.notReturned },
     eventLoop: {
       meanMs: Number.isFinite(lag.mean) ? lag.mean / 1e6 : 0,
       p99Ms: lag.percentile(99) / 1e6,

@@ -1,0 +1,92 @@
+// End-to-end latency by second, merged across receivers: the live percentiles and the
+// HdrHistogram log (--hdr-log). A second is released once every receiver has reported it.
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { SmqError } from '../errors.js';
+import { addEncoded, HistogramLogWriter, newMergedHistogram, type Histogram } from './histograms.js';
+
+export class EndToEndIntervals {
+  private readonly bySecond = new Map<number, Histogram>();
+  /** Per receiver thread: every second before this one is reported (Infinity: finished). */
+  private upTo: number[] = [];
+  private nextSecond = 0;
+  /** Every released second after the warm-up. */
+  readonly running: Histogram = newMergedHistogram();
+  private log: { fd: number; writer: HistogramLogWriter } | undefined;
+
+  constructor(private readonly warmupMs: number) {}
+
+  receiverThreads(n: number): void {
+    this.upTo = new Array<number>(n).fill(0);
+  }
+
+  openLog(path: string): void {
+    let fd: number;
+    try {
+      fd = openSync(path, 'w');
+    } catch (e) {
+      throw new SmqError('invalid-input', `cannot write --hdr-log ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+        hint: 'give a file in a folder you can write to',
+      });
+    }
+    const writer = new HistogramLogWriter((text) => void writeSync(fd, text));
+    writer.outputLogFormatVersion();
+    writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
+    this.log = { fd, writer };
+  }
+
+  startLog(epochMs: number): void {
+    this.log?.writer.outputStartTime(epochMs);
+    this.log?.writer.outputLegend();
+  }
+
+  closeLog(): void {
+    if (this.log) closeSync(this.log.fd);
+    this.log = undefined;
+  }
+
+  add(second: number, encoded: string): void {
+    let h = this.bySecond.get(second);
+    if (!h) {
+      h = newMergedHistogram();
+      this.bySecond.set(second, h);
+    }
+    addEncoded(h, encoded);
+  }
+
+  /** A receiver thread has reported every second before upToSecond (its last report: all of them). */
+  reported(slot: number, upToSecond: number): void {
+    const upTo = upToSecond >= Number.MAX_SAFE_INTEGER ? Infinity : upToSecond;
+    this.upTo[slot] = Math.max(this.upTo[slot] ?? 0, upTo);
+    this.release(false);
+  }
+
+  /** A receiver thread is done (its result came, or it died): it holds nothing back. */
+  finished(slot: number): void {
+    this.upTo[slot] = Infinity;
+  }
+
+  /** Seconds every receiver has reported (all: every second there is) go into the running histogram and the log. */
+  release(all: boolean): void {
+    let complete = Infinity;
+    for (const u of this.upTo) if (u < complete) complete = u;
+    if (all || complete === Infinity) {
+      complete = this.nextSecond;
+      for (const s of this.bySecond.keys()) if (s + 1 > complete) complete = s + 1;
+    }
+    const warmupSeconds = Math.ceil(this.warmupMs / 1000);
+    for (; this.nextSecond < complete; this.nextSecond++) {
+      const s = this.nextSecond;
+      const h = this.bySecond.get(s);
+      this.bySecond.delete(s);
+      if (s < warmupSeconds) continue;
+      if (h) this.running.add(h);
+      if (this.log) this.log.writer.outputIntervalHistogram(h ?? newMergedHistogram(), s, s + 1, 1000);
+    }
+  }
+
+  /** Running p50 and p99 in ms; undefined before the first released second. */
+  percentiles(): { readonly p50: number; readonly p99: number } | undefined {
+    const r = this.running;
+    return r.totalCount > 0 ? { p50: r.getValueAtPercentile(50) / 1000, p99: r.getValueAtPercentile(99) / 1000 } : undefined;
+  }
+}
