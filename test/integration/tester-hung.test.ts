@@ -126,17 +126,18 @@ describe('a server that stops answering (SIGSTOP)', () => {
     expect(doc.queue.messagesAfter).toBeNull();
   }, 60_000);
 
-  test('SIGTERM while every call hangs: the partial report within 3 s, exit 143, no crash', async () => {
+  test('SIGTERM while every call hangs: the partial report within seconds, exit 143, no crash', async () => {
     // The default outage timeout (30 s) is far away: only the signal ends this run.
     const r = await runFrozen(['--duration', '60s', '--rate', '200', '--json'], { signal: 'SIGTERM', signalAfterMs: 1000, deadlineMs: 45_000 });
     expect(r.signal).toBeNull();
     expect(r.stderr).not.toMatch(/RangeError|Maximum call stack/);
     expect(r.code).toBe(143);
     // Calls in flight are given up on 0.3 s after STOP, the drain is 0.5 s, reading the queue
-    // back gets 1 s: the report comes within 3 s. The process then leaves with its connection
-    // to the hung server still open (bin/smq.js gives open handles 2 s).
-    expect(r.reportAfterSignalMs).toBeLessThan(3000);
-    expect(r.afterSignalMs).toBeLessThan(5500);
+    // back gets 1 s: the report comes after about 2 s (bounded at 4 s for a busy machine),
+    // not after the 15 s a worker gets to answer STOP. The process then leaves with its
+    // connection to the hung server still open (bin/smq.js gives open handles 2 s).
+    expect(r.reportAfterSignalMs).toBeLessThan(4000);
+    expect(r.afterSignalMs).toBeLessThan(7000);
     const doc = parse(r.stdout);
     expect(doc.interrupted).toBe(true);
     expect(doc.interruptedBy).toBe('SIGTERM');
