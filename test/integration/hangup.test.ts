@@ -3,7 +3,7 @@
 // drops the queue it created, and the exit status is 129. The real thing is a tmux session
 // killed under a running smq (the pseudo-terminal hangs up: every write to it fails with EIO
 // and Node cannot reset it at exit); the plain signal is `kill -HUP` with pipes.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,27 @@ describe.skipIf(!tmuxAvailable())('the terminal closes under smq (tmux session k
 });
 
 describe('SIGHUP with the terminal still there (kill -HUP)', () => {
+  test.skipIf(!tmuxAvailable())('top: the terminal given back (echo, line editing, no alternate screen), exit 129', async () => {
+    const modes = 'stty -a | tr -s " ;" "\\n\\n" | grep -E "^-?(icanon|echo)$" | tr "\\n" " "; echo "<- modes"';
+    const session = TmuxSession.start({
+      command: ['sh', '-c', `"$0" "$@"; code=$?; ${modes}; exit $code`, process.execPath, BIN, 'top', '--url', inject('pgUrl')],
+      cwd: REPO,
+    });
+    try {
+      await session.waitFor('smq top', 20_000);
+      // session.pid() is the sh that runs top and then stty: top is its child.
+      const top = Number(execFileSync('ps', ['-o', 'pid=', '--ppid', String(session.pid())], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
+      process.kill(top, 'SIGHUP');
+      expect(await session.waitForExit(15_000)).toBe(129);
+      const all = await session.waitFor('<- modes', 15_000, { withHistory: true });
+      const shown = /(\S.*)<- modes/.exec(all)?.[1]?.trim().split(/\s+/) ?? [];
+      expect(shown.sort()).toEqual(['echo', 'icanon']);
+      expect(session.capture()).not.toContain('smq top pgmq');
+    } finally {
+      session.kill();
+    }
+  }, 60_000);
+
   test('tester: like SIGTERM, the partial report, the fresh queue dropped, exit 129', async () => {
     const child = spawn(process.execPath, [BIN, 'tester', '--url', inject('pgUrl'), '--duration', '60s', '--rate', '200', '--json'], {
       cwd: REPO,
