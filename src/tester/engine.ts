@@ -804,7 +804,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     if (this.foreignIds.size > 0) {
       warnings.push(
         `${this.foreignIds.size} message(s) without this run's id were received ${foreign.deliveries} time(s) and handed back ` +
-          `(never deleted)` +
+          `(never deleted; each receive raised a read count)` +
           (foreign.notReturned > 0 ? `; ${foreign.notReturned} could not be handed back and are visible again when their lease ends` : ''),
       );
     }
@@ -829,7 +829,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? this.lastError;
     const callOf = (k: keyof WorkerTotals['calls']) => results.reduce((a, { r }) => a + r.totals.calls[k], 0);
     const calls = { send: callOf('send'), sendFailed: callOf('sendFailed'), receive: callOf('receive'), receiveFailed: callOf('receiveFailed'), ack: callOf('ack'), ackFailed: callOf('ackFailed') };
-    const outcome = decideVerdict({ stoppedBecause: x.failure, interrupted: this.interrupted, senders: c.senders, counts, calls, lastError: lastError ?? null });
+    const outcome = decideVerdict({ stoppedBecause: x.failure, interrupted: this.interrupted, senders: c.senders, receivers: c.receivers, counts, calls, lastError: lastError ?? null });
 
     return {
       verdict: outcome.verdict,

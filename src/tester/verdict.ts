@@ -10,6 +10,7 @@ export interface VerdictInput {
   readonly stoppedBecause: string | undefined;
   readonly interrupted: boolean;
   readonly senders: number;
+  readonly receivers: number;
   readonly counts: CheckerCounts;
   readonly calls: CallCounts;
   readonly lastError: string | null;
@@ -24,12 +25,15 @@ export interface VerdictOutcome {
 }
 
 /** Why a run that ran to its end still proves nothing: no send acknowledged, or every call of a kind failed. */
-export function nothingWorked(x: Pick<VerdictInput, 'senders' | 'counts' | 'calls' | 'lastError'>): string | undefined {
+export function nothingWorked(x: Pick<VerdictInput, 'senders' | 'receivers' | 'counts' | 'calls' | 'lastError'>): string | undefined {
   const { calls } = x;
   const reasons: string[] = [];
   if (x.senders > 0 && x.counts.sent === 0) reasons.push(`no send was acknowledged (${calls.sendFailed} of ${calls.send} send calls failed)`);
   else if (calls.send > 0 && calls.sendFailed === calls.send) reasons.push(`every send call failed (${calls.send})`);
   if (calls.receive > 0 && calls.receiveFailed === calls.receive) reasons.push(`every receive call failed (${calls.receive})`);
+  else if (x.senders > 0 && x.receivers > 0 && x.counts.sent > 0 && x.counts.receivedUnique === 0) {
+    reasons.push(`none of the ${x.counts.sent} acknowledged messages was received`);
+  }
   if (calls.ack > 0 && calls.ackFailed === calls.ack) reasons.push(`every acknowledgement failed (${calls.ack} calls)`);
   if (reasons.length === 0) return undefined;
   return reasons.join('; ') + (x.lastError ? `; last error: ${x.lastError}` : '');

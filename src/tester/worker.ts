@@ -24,6 +24,8 @@ import { ForeignMessages } from './foreign.js';
 const FLUSH_MS = 100;
 /** Empty receives back off from 1 ms to this, so an idle queue is not hammered. */
 const MAX_EMPTY_BACKOFF_MS = 32;
+/** A receive asks for at most this many more than --batch while it hands foreign messages back. */
+const MAX_FOREIGN_EXTRA = 1000;
 /**
  * better-sqlite3 answers synchronously, so a loop of awaited calls never reaches the event
  * loop: no flush timer, no STOP, no lag samples. Give the loop a turn every YIELD_US.
@@ -417,7 +419,10 @@ async function receiveLoop(slot: ReceiverSlot): Promise<void> {
     if (stopping) break;
     const issuedUs = monoUs();
     slot.receiveSince = issuedUs;
-    const receiving = watch.track(backend.receive(queue, { qty: batch, vtSec, dequeue, naivePauseMs }), issuedUs / 1000);
+    // Foreign messages at the head of the queue (pgmq reads the oldest ids first) would fill
+    // every batch: ask for as many more as are being handed back, so the run's still come.
+    const qty = batch + Math.min(slot.handBack.length, MAX_FOREIGN_EXTRA);
+    const receiving = watch.track(backend.receive(queue, { qty, vtSec, dequeue, naivePauseMs }), issuedUs / 1000);
     receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
     // Foreign messages of the previous batch go back behind this receive: it cannot take them again.
     const givingBack = startHandBack(slot);
