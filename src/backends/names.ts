@@ -1,5 +1,15 @@
 // Queue names come from strangers. Validate them before they reach any SQL;
 // the SQL itself still quotes identifiers and binds values.
+//
+// pgmq: smq accepts exactly what pgmq accepts, so that every queue pgmq (or another client)
+// made can be used, and refuses only what pgmq refuses: $ ; -- ' (pgmq's format_table_name)
+// and more than 47 characters (pgmq's validate_queue_name). Any script, combining marks,
+// spaces and other punctuation are fine: table names are quoted by the server. Creating is
+// stricter in one way: smq makes no queue of more than 47 bytes (UTF-8, also lower-cased),
+// because PostgreSQL cuts identifiers at 63 bytes and pgmq's table and index names add up to
+// 16 bytes of prefix: a longer name could be cut into another queue's tables. The empty
+// name is refused too (smq's compat schema refuses it; pgmq would make tables named "q_").
+// A queue is found by its lower-cased name, as pgmq names its tables (see pgmq/sql.ts).
 import { SmqError } from '../errors.js';
 import type { BackendKind } from './types.js';
 
@@ -8,25 +18,35 @@ const SQLITE_MAX_NAME_LENGTH = 255;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-export function validateQueueName(kind: BackendKind, name: string): string {
+/** 'use': a queue that may already exist (any name pgmq accepts); 'create': a name smq makes. */
+export type NameUse = 'use' | 'create';
+
+export function validateQueueName(kind: BackendKind, name: string, use: NameUse = 'use'): string {
   const bad = (why: string, hint: string) =>
     new SmqError('invalid-queue-name', `invalid queue name ${JSON.stringify(name)}: ${why}`, { hint });
   if (name.length === 0) throw bad('it is empty', 'give a non-empty name');
-  if (CONTROL.test(name)) throw bad('it contains control characters', 'use printable characters only');
   if (kind === 'pgmq') {
-    // Postgres identifiers are limited in bytes; pgmq's table and index names add prefixes.
-    const bytes = Buffer.byteLength(name, 'utf8');
-    if (bytes > PGMQ_MAX_NAME_LENGTH) {
-      throw bad(`it is ${bytes} bytes long`, `pgmq allows at most ${PGMQ_MAX_NAME_LENGTH}`);
-    }
+    // PostgreSQL text cannot hold NUL: no queue can have it.
+    if (name.includes('\u0000')) throw bad('it contains a NUL character', 'PostgreSQL names cannot hold it');
     for (const forbidden of ['$', ';', '--', "'"]) {
       if (name.includes(forbidden)) throw bad(`it contains ${JSON.stringify(forbidden)}`, "pgmq rejects names with $ ; -- or '");
     }
-    if (!/^[\p{L}\p{N}_]+$/u.test(name)) {
-      throw bad('pgmq names are letters, digits and underscores', 'for example orders_v2');
+    const chars = [...name].length;
+    if (chars > PGMQ_MAX_NAME_LENGTH) {
+      throw bad(`it is ${chars} characters long`, `pgmq allows at most ${PGMQ_MAX_NAME_LENGTH}`);
     }
-  } else if (name.length > SQLITE_MAX_NAME_LENGTH) {
-    throw bad(`it is ${name.length} characters long`, `use at most ${SQLITE_MAX_NAME_LENGTH}`);
+    if (use === 'create') {
+      const bytes = Math.max(Buffer.byteLength(name, 'utf8'), Buffer.byteLength(name.toLowerCase(), 'utf8'));
+      if (bytes > PGMQ_MAX_NAME_LENGTH) {
+        throw bad(
+          `it is ${bytes} bytes long`,
+          `smq creates pgmq names of at most ${PGMQ_MAX_NAME_LENGTH} bytes (UTF-8), so that PostgreSQL never cuts its table names`,
+        );
+      }
+    }
+  } else {
+    if (CONTROL.test(name)) throw bad('it contains control characters', 'use printable characters only');
+    if (name.length > SQLITE_MAX_NAME_LENGTH) throw bad(`it is ${name.length} characters long`, `use at most ${SQLITE_MAX_NAME_LENGTH}`);
   }
   return name;
 }

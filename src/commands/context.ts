@@ -129,6 +129,8 @@ export interface WithBackendOptions {
   readonly writes?: string;
   /** Queue names to validate before connecting. */
   readonly queues?: readonly string[];
+  /** Those names are of queues to create (pgmq: the stricter byte limit, see names.ts). */
+  readonly createsQueues?: boolean;
   /** Used when no connection is given (the tester's embedded SQLite file); otherwise that is a usage error. */
   readonly fallbackTarget?: () => Target | Promise<Target>;
   /** Checks that need the target but must run before connecting (e.g. backend-specific flags). */
@@ -148,7 +150,7 @@ export async function prepareTarget(argv: GlobalArgs, options: WithBackendOption
       hint: 'run it without --read-only',
     });
   }
-  for (const q of options.queues ?? []) validateQueueName(target.kind, q);
+  for (const q of options.queues ?? []) validateQueueName(target.kind, q, options.createsQueues ? 'create' : 'use');
   tenantOf(argv, target);
   options.beforeConnect?.(target);
   if (target.kind === 'sqlite' && !options.create && !existsSync(target.path)) {

@@ -46,6 +46,7 @@ export const createCommand: CommandModule<GlobalArgs, CreateArgs> = {
       {
         writes: 'smq create',
         queues: [queue],
+        createsQueues: true,
         beforeConnect: (target) => {
           if (target.kind === 'pgmq' && (visibilityTimeoutSec !== undefined || maxRetries !== undefined)) {
             throw usageError('--visibility-timeout and --max-retries are SmoothMQ queue settings', 'pgmq takes the visibility timeout per receive (smq receive --vt)');

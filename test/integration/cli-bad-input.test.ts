@@ -167,7 +167,8 @@ const longName = 'n'.repeat(48);
 
 const cases: Case[] = [
   // Queue names that try SQL injection, or that pgmq cannot hold.
-  ...["x; drop table y", "x'; drop table y; --", 'q"x', 'a$b', 'a--b', "it's", 'a b', ''].flatMap((name): Case[] => [
+  // (Quotes, spaces, emoji and bidi controls are names pgmq accepts: pgmq-names.test.ts.)
+  ...["x; drop table y", "x'; drop table y; --", 'a$b', 'a--b', "it's", ''].flatMap((name): Case[] => [
     { name: `pgmq create ${JSON.stringify(name)}`, args: (w) => ['create', name, ...pgmq(w)], code: 2, says: /invalid queue name/ },
     { name: `pgmq send to ${JSON.stringify(name)}`, args: (w) => ['send', name, '{}', ...pgmq(w)], code: 2, says: /invalid queue name/ },
     { name: `pgmq peek ${JSON.stringify(name)}`, args: (w) => ['peek', name, ...pgmq(w)], code: 2, says: /invalid queue name/ },
@@ -177,8 +178,7 @@ const cases: Case[] = [
   { name: 'SmoothMQ: an SQL-looking name is just a missing queue', args: (w) => ['peek', "x'; DROP TABLE messages; --", ...sqlite(w)], code: 3 },
   { name: 'SmoothMQ name over 255 characters', args: (w) => ['create', 'n'.repeat(256), ...sqlite(w)], code: 2, says: /255/ },
   { name: 'a control character in a name', args: (w) => ['create', 'a\u001b[2Jb', ...sqlite(w)], code: 2, says: /control/ },
-  { name: 'pgmq: a name with an emoji', args: (w) => ['create', 'box_📦', ...pgmq(w)], code: 2, says: /letters, digits and underscores/ },
-  { name: 'pgmq: a name with a bidi override', args: (w) => ['create', 'a\u202eb', ...pgmq(w)], code: 2, says: /invalid queue name/ },
+  { name: 'pgmq: a name over 47 characters in another script', args: (w) => ['peek', 'न'.repeat(48), ...pgmq(w)], code: 2, says: /48 characters/ },
   { name: 'SmoothMQ: an attribute named like a type row', args: (w) => ['send', w.queue, 'x', '--header', 'a_DataType=1', ...sqlite(w)], code: 2, says: /_DataType/ },
   { name: 'SmoothMQ: --tenant 0', args: (w) => ['queues', '--tenant', '0', ...sqlite(w)], code: 2, says: /--tenant/ },
   { name: 'SmoothMQ: --tenant abc', args: (w) => ['queues', '--tenant', 'abc', ...sqlite(w)], code: 2, says: /--tenant/ },

@@ -494,8 +494,8 @@ describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind
 // ---- Unicode queue names ------------------------------------------------------------------
 
 const UNICODE_NAMES: Record<Kind, string[]> = {
-  // pgmq: letters of any script, digits and _, at most 47 bytes.
-  pgmq: ['заказы', '注文_2024', 'ñandú', 'طلبات', 'Ουρά', 'ﾃｽﾄ', 'é'.repeat(23) + 'a', 'x' + '日'.repeat(15) + 'y'],
+  // pgmq: whatever pgmq accepts (no $ ; -- '), created by smq up to 47 bytes.
+  pgmq: ['заказы', '注文_2024', 'ñandú', 'طلبات', 'Ουρά', 'ﾃｽﾄ', 'é'.repeat(23) + 'a', 'x' + '日'.repeat(15) + 'y', 'नमस्ते', 'คิว', '📦 orders', 'e\u0301vénement', 'q\u202erev'],
   // SmoothMQ: any text without control characters.
   sqlite: ['заказы', '注文 2024', '📦 orders', 'e\u0301vénement', 'طلبات', 'Ουρά', 'q\u202erev', '名'.repeat(255)],
 };
@@ -530,9 +530,8 @@ describe.each(KINDS)('Unicode queue names (%s)', (kind) => {
     const before = await snapshot(kind);
     const cases: [string, RegExp][] = [
       ['é'.repeat(24), /48 bytes/],
-      ['📦orders', /letters, digits and underscores/],
-      ['e\u0301', /letters, digits and underscores/],
-      ['a\u202eb', /letters, digits and underscores/],
+      ['न'.repeat(48), /48 characters/],
+      ['a$b', /\$ ; -- or '/],
     ];
     for (const [name, says] of cases) {
       const r = await runRaw(['create', name, ...connArgs(kind)]);
@@ -692,17 +691,18 @@ describe.each(KINDS)('SQL injection (%s)', (kind) => {
           ['purgeQueue', () => backend.purgeQueue(h)],
           ['dropQueue', () => backend.dropQueue(h)],
         ];
-        if (kind === 'pgmq') {
-          // Refused before any SQL runs.
+        if (kind === 'pgmq' && (/[$;']|--/.test(h) || [...h].length > 47)) {
+          // What pgmq refuses is refused before any SQL runs.
           for (const [what, call] of calls) {
             await expect(call(), `${what}(${JSON.stringify(h)})`).rejects.toMatchObject({ kind: 'invalid-queue-name' });
           }
         } else {
-          // Plain text on SmoothMQ: a missing queue first, then one that works like any other.
+          // Plain text on SmoothMQ, and a name pgmq accepts: a missing queue first, then one
+          // that works like any other.
           await expect(backend.queueStats(h)).rejects.toMatchObject({ kind: 'queue-not-found' });
           expect(await backend.createQueue(h)).toBe(true);
           for (const [what, call] of calls) {
-            if (what === 'archive') await expect(call()).rejects.toMatchObject({ kind: 'invalid-input' });
+            if (what === 'archive' && kind === 'sqlite') await expect(call()).rejects.toMatchObject({ kind: 'invalid-input' });
             else if (what === 'createQueue') expect(await call()).toBe(false);
             else await call();
           }

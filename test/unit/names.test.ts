@@ -2,15 +2,23 @@ import { describe, expect, test } from 'vitest';
 import { validateQueueName } from '../../src/backends/names.js';
 
 describe('validateQueueName', () => {
-  test.each(['orders', 'Orders_v2', 'ünïcode_名前', 'a'.repeat(47)])('pgmq accepts %j', (name) => {
-    expect(validateQueueName('pgmq', name)).toBe(name);
-  });
-  test.each(['', 'a'.repeat(48), 'x; drop table y', "it's", 'a$b', 'a--b', 'a b', 'a"b', 'tab\t', '名'.repeat(16)])(
-    'pgmq rejects %j',
+  // What pgmq accepts: any text without $ ; -- ' of at most 47 characters.
+  test.each(['orders', 'Orders_v2', 'ünïcode_名前', 'a'.repeat(47), 'नमस्ते', 'คิว', 'e\u0301', 'a b', 'a"b', 'tab\t', 'box_📦', '名'.repeat(16)])(
+    'pgmq accepts %j',
     (name) => {
-      expect(() => validateQueueName('pgmq', name)).toThrow(/invalid queue name/);
+      expect(validateQueueName('pgmq', name)).toBe(name);
     },
   );
+  test.each(['', 'a'.repeat(48), 'é'.repeat(48), 'x; drop table y', "it's", 'a$b', 'a--b', 'nul\u0000'])('pgmq rejects %j', (name) => {
+    expect(() => validateQueueName('pgmq', name)).toThrow(/invalid queue name/);
+  });
+  test('pgmq: smq creates names of at most 47 bytes, its own and lower-cased', () => {
+    expect(validateQueueName('pgmq', `${'é'.repeat(23)}a`, 'create')).toBe(`${'é'.repeat(23)}a`);
+    expect(() => validateQueueName('pgmq', 'é'.repeat(24), 'create')).toThrow(/48 bytes/);
+    expect(() => validateQueueName('pgmq', '名'.repeat(16), 'create')).toThrow(/48 bytes/);
+    // U+0130 is 2 bytes; lower-cased it becomes i + U+0307, 3 bytes.
+    expect(() => validateQueueName('pgmq', `${'a'.repeat(45)}\u0130`, 'create')).toThrow(/48 bytes/);
+  });
   test.each(['orders', 'with space', 'dash-ok', "quote'ok"])('SmoothMQ accepts %j (names are bound, never spliced)', (name) => {
     expect(validateQueueName('sqlite', name)).toBe(name);
   });

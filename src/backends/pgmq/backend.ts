@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { SmqError, invalidInput, queueNotFound } from '../../errors.js';
 import type { OpenOptions } from '../index.js';
-import { validateQueueName } from '../names.js';
+import { validateQueueName, type NameUse } from '../names.js';
 import type {
   Backend,
   Capabilities,
@@ -186,9 +186,9 @@ export class PgmqBackend implements Backend {
   /** Names already checked: the tester's loops pass the same name on every call. */
   private readonly validNames = new Set<string>();
 
-  private name(queue: string): string {
-    if (this.validNames.has(queue)) return queue;
-    validateQueueName('pgmq', queue);
+  private name(queue: string, use: NameUse = 'use'): string {
+    if (use === 'use' && this.validNames.has(queue)) return queue;
+    validateQueueName('pgmq', queue, use);
     if (this.validNames.size < 1000) this.validNames.add(queue);
     return queue;
   }
@@ -229,9 +229,10 @@ export class PgmqBackend implements Backend {
     return out.filter((x) => x !== undefined);
   }
 
-  private async exists(queue: string): Promise<boolean> {
-    const rows = await this.run<{ rel: string | null }>(sql.queueTableQuery(queue), queue);
-    return rows.length > 0;
+  /** The name pgmq.meta keeps for the queue `queue` stands for (any letter case); undefined if none. */
+  private async stored(queue: string): Promise<string | undefined> {
+    const rows = await this.run<{ queue_name: string }>(sql.queueTableQuery(queue), queue);
+    return rows[0]?.queue_name;
   }
 
   private async table(queue: string): Promise<string> {
@@ -240,23 +241,21 @@ export class PgmqBackend implements Backend {
     const rows = await this.run<{ rel: string | null }>(sql.queueTableQuery(this.name(queue)), queue);
     const rel = rows[0]?.rel;
     if (!rel) throw queueNotFound(queue);
+    if (this.tables.size >= 1000) this.tables.clear();
     this.tables.set(queue, rel);
     return rel;
   }
 
   async createQueue(queue: string, options: CreateQueueOptions = {}): Promise<boolean> {
-    this.name(queue);
-    if (await this.exists(queue)) return false;
+    this.name(queue, 'create');
+    const existing = await this.stored(queue);
+    if (existing === queue) return false;
     // pgmq names a queue's tables by the lower-cased name: "Orders" beside "orders" (or
     // "ЗАКАЗЫ" beside "заказы") would share one table, and smq's compat schema would
     // create nothing at all. Say so instead of reporting a queue that is not there.
-    const clash = await this.run<{ queue_name: string }>(
-      { text: 'SELECT queue_name FROM pgmq.meta WHERE lower(queue_name) = lower($1::text) AND queue_name <> $1::text LIMIT 1', values: [queue] },
-      queue,
-    );
-    if (clash[0]) {
-      throw new SmqError('invalid-queue-name', `queue ${JSON.stringify(queue)} clashes with the existing queue ${JSON.stringify(clash[0].queue_name)}`, {
-        hint: `pgmq keeps both in one table named by the lower-cased name; use ${JSON.stringify(clash[0].queue_name)}`,
+    if (existing !== undefined) {
+      throw new SmqError('invalid-queue-name', `queue ${JSON.stringify(queue)} clashes with the existing queue ${JSON.stringify(existing)}`, {
+        hint: `pgmq keeps both in one table named by the lower-cased name; use ${JSON.stringify(existing)}`,
       });
     }
     const fn = options.unlogged ? 'pgmq.create_unlogged' : 'pgmq.create';
@@ -266,15 +265,18 @@ export class PgmqBackend implements Backend {
 
   async dropQueue(queue: string): Promise<void> {
     this.name(queue);
-    if (!(await this.exists(queue))) throw queueNotFound(queue);
-    this.tables.delete(queue);
-    await this.run({ text: 'SELECT pgmq.drop_queue($1::text)', values: [queue] }, queue);
+    // pgmq's drop_queue removes the meta row of the exact name it is given: give it the stored one.
+    const existing = await this.stored(queue);
+    if (existing === undefined) throw queueNotFound(queue);
+    this.tables.clear();
+    await this.run({ text: 'SELECT pgmq.drop_queue($1::text)', values: [existing] }, queue);
   }
 
   async purgeQueue(queue: string): Promise<number> {
     this.name(queue);
-    if (!(await this.exists(queue))) throw queueNotFound(queue);
-    const rows = await this.run<{ n: string }>({ text: 'SELECT pgmq.purge_queue($1::text) AS n', values: [queue] }, queue);
+    const existing = await this.stored(queue);
+    if (existing === undefined) throw queueNotFound(queue);
+    const rows = await this.run<{ n: string }>({ text: 'SELECT pgmq.purge_queue($1::text) AS n', values: [existing] }, queue);
     return toNumber(rows[0]?.n);
   }
 

@@ -53,14 +53,14 @@ WITH t AS (
          to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name))) AS q,
          to_regclass(format('pgmq.%I', 'a_' || lower(m.queue_name))) AS a
   FROM pgmq.meta m
-  WHERE $1::text IS NULL OR m.queue_name = $1::text
+  WHERE $1::text IS NULL OR lower(m.queue_name) = lower($1::text)
 )
 SELECT queue_name, is_partitioned, is_unlogged, created_at,
        q::text AS qrel, a::text AS arel,
        pg_stat_get_live_tuples(q) AS q_live, pg_stat_get_live_tuples(a) AS a_live,
        pg_stat_get_tuples_inserted(q) AS q_inserted, pg_stat_get_tuples_deleted(q) AS q_deleted
 FROM t WHERE q IS NOT NULL
-ORDER BY queue_name`,
+ORDER BY queue_name = $1::text DESC NULLS LAST, queue_name`,
     values: [queue],
   };
 }
@@ -113,11 +113,17 @@ export function queueStatsQuery(targets: readonly StatsTarget[]): Query {
   return { text, values: [], name: `smq_stats_${createHash('sha1').update(text).digest('hex').slice(0, 20)}` };
 }
 
-/** The server-quoted name of a queue's live table, or null when the queue does not exist. */
+/**
+ * The queue a name stands for, as pgmq resolves it: by the lower-cased name its tables carry
+ * ('Orders' is the queue 'orders'). One row, the name as stored in pgmq.meta (the exact
+ * spelling first, where another client stored two) and the server-quoted name of its live
+ * table (null when the table is missing); no row when there is no such queue.
+ */
 export function queueTableQuery(queue: string): Query {
   return {
-    text: `SELECT to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name)))::text AS rel
-           FROM pgmq.meta m WHERE m.queue_name = $1::text`,
+    text: `SELECT m.queue_name, to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name)))::text AS rel
+           FROM pgmq.meta m WHERE lower(m.queue_name) = lower($1::text)
+           ORDER BY m.queue_name = $1::text DESC, m.queue_name LIMIT 1`,
     values: [queue],
   };
 }
