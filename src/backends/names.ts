@@ -5,9 +5,10 @@
 // made can be used, and refuses only what pgmq refuses: $ ; -- ' (pgmq's format_table_name)
 // and more than 47 characters (pgmq's validate_queue_name). Any script, combining marks,
 // spaces and other punctuation are fine: table names are quoted by the server. Creating is
-// stricter in one way: smq makes no queue of more than 47 bytes (UTF-8, also lower-cased),
+// stricter in two ways: smq makes no queue of more than 47 bytes (UTF-8, also lower-cased),
 // because PostgreSQL cuts identifiers at 63 bytes and pgmq's table and index names add up to
-// 16 bytes of prefix: a longer name could be cut into another queue's tables. The empty
+// 16 bytes of prefix: a longer name could be cut into another queue's tables; and none with
+// control characters. The empty
 // name is refused too (smq's compat schema refuses it; pgmq would make tables named "q_").
 // A queue is found by its lower-cased name, as pgmq names its tables (see pgmq/sql.ts).
 import { SmqError } from '../errors.js';
@@ -36,6 +37,9 @@ export function validateQueueName(kind: BackendKind, name: string, use: NameUse 
       throw bad(`it is ${chars} characters long`, `pgmq allows at most ${PGMQ_MAX_NAME_LENGTH}`);
     }
     if (use === 'create') {
+      // pgmq takes them, but a queue named with an escape sequence would ambush every other
+      // tool that prints names raw (psql, logs). smq uses such queues; it does not make them.
+      if (CONTROL.test(name)) throw bad('it contains control characters', 'use printable characters only');
       const bytes = Math.max(Buffer.byteLength(name, 'utf8'), Buffer.byteLength(name.toLowerCase(), 'utf8'));
       if (bytes > PGMQ_MAX_NAME_LENGTH) {
         throw bad(

@@ -160,9 +160,8 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
     await expectKind(b.peek(q, { limit: 1 }), 'queue-not-found');
   });
 
-  // Names that pgmq refuses (control characters are text to pgmq); SmoothMQ takes any
-  // printable name, bound as a value, never spliced.
-  const invalidNames = ['', ...(kind === 'pgmq' ? ['x; drop table y', "it's", 'a$b', 'a--b', 'a'.repeat(48)] : ['bell\u0007', 'esc\u001b[2J', 'x'.repeat(256)])];
+  // Names that pgmq refuses; SmoothMQ takes any printable name, bound as a value, never spliced.
+  const invalidNames = ['', 'bell\u0007', 'esc\u001b[2J', ...(kind === 'pgmq' ? ['x; drop table y', "it's", 'a$b', 'a--b', 'a'.repeat(48)] : ['x'.repeat(256)])];
   test.each(invalidNames)('rejects the queue name %j without touching the store', async (name) => {
     const before = (await b.listQueues()).map((s) => s.name);
     await expectKind(b.createQueue(name), 'invalid-queue-name');

@@ -18,6 +18,9 @@ describe('validateQueueName', () => {
     expect(() => validateQueueName('pgmq', '名'.repeat(16), 'create')).toThrow(/48 bytes/);
     // U+0130 is 2 bytes; lower-cased it becomes i + U+0307, 3 bytes.
     expect(() => validateQueueName('pgmq', `${'a'.repeat(45)}\u0130`, 'create')).toThrow(/48 bytes/);
+    // Used when another client made them, never made by smq.
+    expect(validateQueueName('pgmq', 'esc\u001b[2J')).toBe('esc\u001b[2J');
+    expect(() => validateQueueName('pgmq', 'esc\u001b[2J', 'create')).toThrow(/control characters/);
   });
   test.each(['orders', 'with space', 'dash-ok', "quote'ok"])('SmoothMQ accepts %j (names are bound, never spliced)', (name) => {
     expect(validateQueueName('sqlite', name)).toBe(name);
