@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { openBackend, type Message, type ServerInfo } from '../backends/index.js';
+import { openBackend, type Message, type QueueStats, type ServerInfo } from '../backends/index.js';
 import { validateQueueName } from '../backends/names.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { DeliveryChecker } from './checker.js';
@@ -229,6 +229,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     let created = false;
     let dropped = false;
     let messagesBefore: number | null = null;
+    let before: QueueStats;
     let messagesAfter: number | null = null;
     let cpuStart = process.cpuUsage();
     let reachable = true;
@@ -240,16 +241,24 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       const info = await backend.info();
       await checkConnections(backend, c.senders, c.receivers);
       if (c.senders === 0) {
-        messagesBefore = (await backend.queueStats(queue)).total; // throws queue-not-found
+        before = await backend.queueStats(queue); // throws queue-not-found
       } else {
         created = await backend.createQueue(queue, { visibilityTimeoutSec: c.vtSec, maxRetries: -1 });
-        messagesBefore = (await backend.queueStats(queue)).total;
+        before = await backend.queueStats(queue);
       }
+      messagesBefore = before.total;
       // A drain (--senders 0) is meant for a queue that holds messages: it deletes only its run's.
       if (messagesBefore > 0 && !c.allowForeign && c.senders > 0) {
         // Its messages are someone's: the run would take them in turns with their consumers.
         throw new SmqError('usage', `the queue ${queue} holds ${messagesBefore} message(s) from before the run`, {
           hint: 'name an empty queue (or none: a fresh one), or give --allow-foreign: the tester then hands them back untouched',
+        });
+      }
+      // Every receive uses up one of a SmoothMQ message's tries: a handed-back message would
+      // reach its limit and fail, never to be delivered to its own consumer.
+      if (messagesBefore > 0 && before.maxRetries !== undefined && before.maxRetries >= 0) {
+        throw new SmqError('usage', `the queue ${queue} gives each message ${before.maxRetries} tries, and holds ${messagesBefore} message(s) from before the run`, {
+          hint: 'receiving them would use up their tries: use an empty queue, or one with unlimited tries (max_retries -1)',
         });
       }
       this.intervals = new EndToEndIntervals(c.warmupMs);

@@ -92,6 +92,23 @@ describe.each(stores)('messages that are not the run’s, on $name (item 3)', (s
   }, 60_000);
 });
 
+test('SmoothMQ: a queue that limits tries is refused even with --allow-foreign (receiving would use them up)', async () => {
+  const { TesterRun } = await loadTester();
+  const { openBackend } = await loadBackends();
+  const target = stores[0]!.target();
+  const queue = freshQueue('tries');
+  const backend = await openBackend(target, { create: true });
+  try {
+    await backend.createQueue(queue, { maxRetries: 3 });
+    await backend.send(queue, { body: JSON.stringify({ order: 1 }) });
+  } finally {
+    await backend.close();
+  }
+  await expect(new TesterRun(baseConfig(target, { queue, keep: true, allowForeign: true })).run()).rejects.toThrow(/gives each message 3 tries/);
+  const sql = await storeSql(target);
+  expect(await sql.count(`SELECT count(*) AS n FROM messages WHERE tries = 0`)).toBe(1);
+}, 30_000);
+
 test('smq tester --queue on a non-empty queue: one line, exit 2, nothing read', async () => {
   const url = inject('pgUrl');
   const queue = freshQueue('cli_foreign');
