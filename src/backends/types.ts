@@ -89,6 +89,14 @@ export interface SendInput {
   readonly delaySec?: number;
 }
 
+/** A body the store refuses (Backend.checkBodies). */
+export interface RefusedBody {
+  /** Its position in the list given. */
+  readonly index: number;
+  /** The store's words, e.g. "unsupported Unicode escape sequence (\u0000 cannot be converted to text.)". */
+  readonly reason: string;
+}
+
 export interface ReceiveOptions {
   /** How many messages at most (>= 1). */
   readonly qty: number;
@@ -170,8 +178,19 @@ export interface Backend {
 
   /** Sends one message; returns its id. */
   send(queue: string, message: SendInput): Promise<MessageId>;
-  /** Sends many in one round trip / transaction; returns their ids in order. */
+  /**
+   * Sends many in one transaction, whatever their number: every message is stored or none
+   * (pgmq: one statement per few hundred, on one connection between BEGIN and COMMIT).
+   * Returns their ids in order.
+   */
   sendBatch(queue: string, messages: readonly SendInput[]): Promise<MessageId[]>;
+  /**
+   * The first of these bodies this store would refuse, with the store's own reason, or
+   * undefined when it takes them all; stores nothing. pgmq: the server parses each one as
+   * jsonb, so its own limits apply (\u0000, lone surrogates, nesting deeper than its
+   * max_stack_depth allows, numbers numeric cannot hold, the database encoding).
+   */
+  checkBodies(bodies: readonly string[]): Promise<RefusedBody | undefined>;
 
   /** Claims up to qty visible messages atomically and hides them for vtSec. */
   receive(queue: string, options: ReceiveOptions): Promise<Message[]>;

@@ -1,21 +1,21 @@
 // smq send <queue> [body]: one message from the argument, or one per line of stdin.
 import { isUtf8 } from 'node:buffer';
 import type { CommandModule } from 'yargs';
-import type { MessageId, SendInput } from '../backends/types.js';
 import { invalidInput, usageError } from '../errors.js';
 import type { InStream } from '../output/io.js';
 import { optionalNonNegativeInt, parseHeaders } from './args.js';
-import { ioOf, printerOf, withBackend, type GlobalArgs } from './context.js';
+import { callTimeoutOf, ioOf, printerOf, withBackend, type GlobalArgs } from './context.js';
+import { BATCH_SIZE, sendInBatches } from './send-batches.js';
+import { idWriter } from './send-output.js';
 
 interface SendArgs extends GlobalArgs {
   readonly queue: string;
   readonly body?: string | undefined;
   readonly delay?: number | undefined;
   readonly header?: string | string[] | undefined;
+  readonly atomic?: boolean | undefined;
+  readonly skip?: number | undefined;
 }
-
-/** Messages per sendBatch call when reading stdin: one round trip each, bounded size. */
-const BATCH_SIZE = 500;
 
 /** One line of stdin that carries a message, with its line number (1-based, blank lines counted). */
 export interface InputLine {
@@ -92,16 +92,29 @@ function checkJson(bodies: readonly InputLine[], fromStdin: boolean): void {
     try {
       JSON.parse(text);
     } catch (e) {
-      const where = fromStdin ? `line ${line} of stdin` : 'the message body';
       const why = e instanceof Error ? e.message : String(e);
-      throw invalidInput(`${where} is not valid JSON (${why})`, `pgmq stores bodies as jsonb: quote text, e.g. '"hello"'`);
+      throw invalidInput(`${where(line, fromStdin)} is not valid JSON (${why})`, `pgmq stores bodies as jsonb: quote text, e.g. '"hello"'`);
     }
   }
 }
 
+/** Bodies per checkBodies call. */
+const CHECK_SLICE = 2_000;
+
+const where = (line: number, fromStdin: boolean) => (fromStdin ? `line ${line} of stdin` : 'the message body');
+
+/** The lines after --skip N (line numbers of stdin, blank lines counted); at least one must be left. */
+export function afterSkip(lines: readonly InputLine[], skip: number): InputLine[] {
+  const left = lines.filter((l) => l.line > skip);
+  if (left.length === 0 && lines.length > 0) {
+    throw usageError(`nothing to send after line ${skip} of stdin (its last message is on line ${lines[lines.length - 1]!.line})`, 'give a smaller --skip');
+  }
+  return left;
+}
+
 export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
   command: 'send <queue> [body]',
-  describe: 'send a message (or one per stdin line); prints the new ids',
+  describe: 'send a message (or one per stdin line); prints the new ids as they are stored',
   builder: (y) =>
     y
       .positional('queue', { type: 'string', demandOption: true, describe: 'queue name' })
@@ -112,22 +125,29 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
         requiresArg: true,
         describe: 'k=v, repeatable: pgmq headers / SmoothMQ attributes',
       })
+      .option('atomic', { type: 'boolean', describe: 'stdin: one transaction for all lines (all are stored or none), not one per 500' })
+      .option('skip', { type: 'number', requiresArg: true, describe: 'stdin: skip the first N lines (resume after a failed send)' })
       .example(`$0 send orders '{"id": 1}' --url postgres://localhost/app`, '')
-      .example('seq 100 | $0 send numbers --sqlite ./smoothmq.db', 'one message per line'),
+      .example('seq 100 | $0 send numbers --sqlite ./smoothmq.db', 'one message per line')
+      .example('$0 send orders --skip 22000 < orders.ndjson', 'go on after the 22,000 lines a failed send stored'),
   handler: async (argv) => {
     const queue = String(argv.queue);
     const delaySec = optionalNonNegativeInt('delay', argv.delay, '10');
+    const skip = optionalNonNegativeInt('skip', argv.skip, '1000');
     const headers = parseHeaders(argv.header);
     const printer = printerOf(argv);
     const io = ioOf(argv);
     const fromStdin = argv.body === undefined;
+    const atomic = argv.atomic === true;
     const ctx = { writes: 'smq send', queues: [queue] };
+    if (!fromStdin && skip !== undefined) throw usageError('--skip is for lines read from stdin', 'drop --skip when the body is an argument');
 
-    // Read stdin before connecting, so no connection idles while a producer is slow.
+    // Read all of stdin before connecting: no connection idles while a producer is slow, and
+    // every line is checked before the first one is sent (100,000 lines: a few MB in memory).
     let bodies: InputLine[];
     if (fromStdin) {
       if (io.stdin.isTTY) printer.note('reading messages from stdin, one per line; end with Ctrl-D');
-      bodies = await readLines(io.stdin);
+      bodies = afterSkip(await readLines(io.stdin), skip ?? 0);
       if (bodies.length === 0) throw usageError('no message to send', 'give a body argument or pipe lines to stdin');
     } else {
       bodies = [{ line: 1, text: String(argv.body) }];
@@ -141,26 +161,37 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
           throw usageError('this pgmq has no headers column (pgmq < 1.5)', 'drop --header, or upgrade pgmq');
         }
         if (caps.jsonBodies) checkJson(bodies, fromStdin);
-        const inputs: SendInput[] = bodies.map(({ text: body }) => ({
-          body,
-          ...(headers ? { headers } : {}),
-          ...(delaySec === undefined ? {} : { delaySec }),
-        }));
-        const ids: MessageId[] = [];
-        if (inputs.length === 1 && inputs[0]) {
-          ids.push(await backend.send(queue, inputs[0]));
-        } else {
-          for (let i = 0; i < inputs.length; i += BATCH_SIZE) {
-            ids.push(...(await backend.sendBatch(queue, inputs.slice(i, i + BATCH_SIZE))));
-          }
+        // The store's own check (pgmq: the server's jsonb input), so a bad line stops the send
+        // before the first batch; in slices, each one call within --timeout.
+        let refused: { line: number; reason: string } | undefined;
+        for (let i = 0; i < bodies.length && !refused; i += CHECK_SLICE) {
+          const slice = bodies.slice(i, i + CHECK_SLICE);
+          const r = await backend.checkBodies(slice.map((b) => b.text));
+          if (r) refused = { line: slice[r.index]!.line, reason: r.reason };
         }
-        printer.list(
-          ids,
-          { columns: [{ header: 'ID', align: 'right' }], row: (id) => [id.toString()] },
-          (id) => ({ id: id.toString() }),
-        );
+        if (refused) {
+          throw invalidInput(
+            `invalid message body${fromStdin ? ` on line ${refused.line} of stdin` : ''}: the ${caps.jsonBodies ? 'server refuses it as jsonb' : 'store refuses it'}: ${refused.reason}; nothing was sent`,
+            'jsonb cannot hold \\u0000, unpaired surrogates, numbers beyond numeric\'s range or nesting deeper than the server\'s max_stack_depth allows',
+          );
+        }
+        const messages = bodies.map(({ line, text: body }) => ({
+          line,
+          message: { body, ...(headers ? { headers } : {}), ...(delaySec === undefined ? {} : { delaySec }) },
+        }));
+        const ids = idWriter(io.stdout, printer.format);
+        try {
+          if (!fromStdin) ids.write([await backend.send(queue, messages[0]!.message)]);
+          else await sendInBatches(backend, queue, messages, { atomic, skipped: skip ?? 0, onStored: (batch) => ids.write(batch) });
+        } finally {
+          ids.end();
+        }
       },
-      ctx,
+      {
+        ...ctx,
+        // --atomic is one call for all batches: --timeout applies to each batch of BATCH_SIZE.
+        ...(atomic ? { open: { callTimeoutMs: callTimeoutOf(argv) * Math.max(1, Math.ceil(bodies.length / BATCH_SIZE)) } } : {}),
+      },
     );
   },
 };

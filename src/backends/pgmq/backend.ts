@@ -3,6 +3,7 @@ import pg from 'pg';
 import { SmqError, invalidInput, queueNotFound } from '../../errors.js';
 import type { OpenOptions } from '../index.js';
 import { validateQueueName, type NameUse } from '../names.js';
+import { redactSecrets } from '../target.js';
 import type {
   Backend,
   Capabilities,
@@ -15,6 +16,7 @@ import type {
   PeekOptions,
   QueueStats,
   ReceiveOptions,
+  RefusedBody,
   SendInput,
   ServerInfo,
 } from '../types.js';
@@ -22,6 +24,7 @@ import { resolveClientConfig } from './client-config.js';
 import { pgConnection } from './connection.js';
 import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
+import { firstRefusedBody, runSendStatements, sendStatements, serverIsUtf8 } from './send.js';
 import * as sql from './sql.js';
 import { closeWithin, SocketTracker } from './sockets.js';
 import { WirePool, type WireQuery } from './wire.js';
@@ -297,26 +300,25 @@ export class PgmqBackend implements Backend {
 
   async sendBatch(queue: string, messages: readonly SendInput[]): Promise<MessageId[]> {
     this.name(queue);
-    if (messages.length === 0) return [];
-    const delays = new Set(messages.map((m) => this.checkDelay(m.delaySec)));
-    const withHeaders = messages.some((m) => m.headers !== undefined);
-    if (delays.size === 1) {
-      const rows = await this.run<{ id: string }>(
-        sql.sendBatchQuery(queue, messages.map((m) => m.body), withHeaders ? messages.map((m) => m.headers) : null, [...delays][0]!, this.columns),
-        queue,
-      );
-      return rows.map((r) => BigInt(r.id));
+    for (const m of messages) this.checkDelay(m.delaySec);
+    const statements = sendStatements(queue, messages, this.columns);
+    if (statements.length === 0) return [];
+    // One statement is its own transaction; more share one, so all are stored or none.
+    if (statements.length === 1) return (await this.run<{ id: string }>(statements[0]!, queue)).map((r) => BigInt(r.id));
+    return this.transaction(queue, (client) => runSendStatements(client, statements));
+  }
+
+  /** The database encoding is UTF8; asked once, when a body needs it. */
+  private utf8: boolean | undefined;
+
+  async checkBodies(bodies: readonly string[]): Promise<RefusedBody | undefined> {
+    let refused: RefusedBody | undefined;
+    try {
+      refused = await firstRefusedBody(this.pool, bodies, async () => (this.utf8 ??= await serverIsUtf8(this.pool)));
+    } catch (e) {
+      throw mapPgError(e, this.ctx);
     }
-    // Different delays: one transaction, one send per message.
-    return this.transaction(queue, async (client) => {
-      const ids: MessageId[] = [];
-      for (const m of messages) {
-        const q = sql.sendQuery(queue, m.body, m.headers, m.delaySec ?? 0, this.columns);
-        const r = await client.query<{ id: string }>(q.text, q.values);
-        ids.push(BigInt(r.rows[0]!.id));
-      }
-      return ids;
-    });
+    return refused && { index: refused.index, reason: redactSecrets(refused.reason, this.ctx.secrets) };
   }
 
   private async transaction<T>(queue: string | undefined, fn: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {

@@ -19,6 +19,7 @@ import {
   type PeekOptions,
   type QueueStats,
   type ReceiveOptions,
+  type RefusedBody,
   type SendInput,
   type ServerInfo,
 } from '../types.js';
@@ -516,6 +517,11 @@ class SqliteBackend implements Backend {
         }),
       ),
     );
+  }
+
+  /** SmoothMQ stores bodies as text, as given: every string is taken. */
+  async checkBodies(): Promise<RefusedBody | undefined> {
+    return undefined;
   }
 
   async receive(queue: string, options: ReceiveOptions): Promise<Message[]> {

@@ -13,6 +13,7 @@ import type {
   PeekOptions,
   QueueStats,
   ReceiveOptions,
+  RefusedBody,
   SendInput,
   ServerInfo,
 } from '../../../src/backends/types.js';
@@ -206,6 +207,10 @@ export class FakeBackend implements Backend {
     const ids: MessageId[] = [];
     for (const m of messages) ids.push(await this.send(queue, m));
     return ids;
+  }
+
+  async checkBodies(): Promise<RefusedBody | undefined> {
+    return undefined;
   }
 
   async receive(queue: string, options: ReceiveOptions): Promise<Message[]> {
