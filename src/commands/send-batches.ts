@@ -69,7 +69,7 @@ export function partialSendError(cause: unknown, p: Progress): SmqError {
   const maybe = unknown ? `; ${failed} got no answer and may be stored too` : '';
   const resume = p.resumeAfter === 0 ? 'send the same input again' : `resume with --skip ${p.resumeAfter}`;
   return new SmqError(kind, `${message}; ${stored}${maybe}`, {
-    hint: then(unknown ? `${resume} (after checking with 'smq peek' whether ${failed} are stored)` : resume),
+    hint: then(unknown ? `${resume}, or with --skip ${p.failedLast} if 'smq peek' shows ${failed} stored (one transaction: all or none)` : resume),
     cause,
   });
 }
