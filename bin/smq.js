@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // smq's entry: run the command, and turn whatever it throws into one line on stderr and
 // an exit code (0 done, 1 runtime failure, 2 bad usage or input, 3 not found).
+// React (under Ink) picks its build from NODE_ENV when it is first loaded. The development
+// build keeps debugging data for every render: a long `smq top` grew by megabytes a minute
+// until Node ran out of heap. NODE_ENV in a user's shell is about their own application,
+// not about this tool, so smq always runs React's production build.
+process.env.NODE_ENV = 'production';
 let cli;
 try {
   cli = await import('../dist/cli.js');

@@ -22,6 +22,7 @@ import {
 } from '../tester/index.js';
 import { leaveProcess } from '../output/hangup.js';
 import { plainProgressLine } from '../ui/tester/format.js';
+import { loadTesterScreen } from '../ui/ink-caches.js';
 import { CONNECT_TIMEOUT_MS, ioOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
 
 export interface TesterArgs extends GlobalArgs {
@@ -176,7 +177,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     const onProgress = (s: Parameters<typeof plainProgressLine>[0]) => io.stderr.write(plainProgressLine(s) + '\n');
     // A terminal without a size (some CI pseudo-terminals) cannot hold the live view.
     if (io.stderr.isTTY && io.stderr === process.stderr && (process.stderr.columns ?? 0) > 0) {
-      const { startLiveView } = await import('../ui/tester/render.js');
+      const { startLiveView } = await loadTesterScreen();
       live = startLiveView(run, process.stderr, title);
     } else {
       run.on('progress', onProgress);

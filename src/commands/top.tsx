@@ -10,6 +10,7 @@ import { INITIAL_MONITOR, refreshSucceeded, type MonitorState } from '../ui/mode
 import { sortRows, DEFAULT_SORT } from '../ui/model/sort.js';
 import { snapshotJson, snapshotTable } from '../ui/model/snapshot.js';
 import { MIN_INTERVAL_MS } from '../ui/model/interval.js';
+import { loadTopScreen } from '../ui/ink-caches.js';
 import { nonNegativeInt, positiveInt } from './args.js';
 import {
   callTimeoutOf,
@@ -146,7 +147,7 @@ export async function runTop(argv: TopArgs): Promise<number> {
       }
       return b;
     };
-    const { runInteractive } = await import('../ui/run.js');
+    const { runInteractive } = await loadTopScreen();
     return await runInteractive({
       backend,
       backendForTenant: backend.capabilities.tenants ? backendForTenant : undefined,
