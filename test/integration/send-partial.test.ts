@@ -1,7 +1,8 @@
 // smq send from stdin: bad input is refused before anything is sent, and a send that fails
 // half way (server stopped, disk full) leaves stdout listing exactly the ids stored and
 // stderr saying where to resume (--skip N); --atomic stores all lines or none.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,19 @@ import { ensureBuilt, ndjson, runCli, type CliResult } from '../helpers/run-cli.
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
 import { installSchema } from '../helpers/schema.js';
 import { screenBody, SURE_DEPTH } from '../../src/backends/pgmq/jsonb-screen.js';
+
+/** Stops (or resumes) the postmaster and every process it started: nothing answers, nothing is closed. */
+function signalServer(server: PgServer, signal: 'STOP' | 'CONT'): void {
+  const pid = readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', pid], { encoding: 'utf8' }).split(/\s+/).filter(Boolean);
+  for (const p of signal === 'STOP' ? [...children, pid] : [pid, ...children]) {
+    try {
+      process.kill(Number(p), `SIG${signal}`);
+    } catch {
+      // a child that ended meanwhile
+    }
+  }
+}
 
 const uniqueQueue = (p = 'sp') => `${p}_${randomBytes(5).toString('hex')}`;
 const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i)).join('\n') + '\n';
@@ -174,7 +188,7 @@ describe('a send that fails half way (pgmq, a server of its own)', () => {
     expect(stored.length).toBeLessThan(N);
     // stdout: exactly the ids stored, in order.
     expect(idsOf(r)).toEqual(stored.map((s) => s.id));
-    const m = /sent (\d+) of 100000 messages.*--skip (\d+)/.exec(err);
+    const m = /sent (\d+) of 100000 messages.*resume with --skip (\d+)/.exec(err);
     expect(m, err).not.toBeNull();
     expect(Number(m![1])).toBe(stored.length);
     expect(Number(m![2])).toBe(stored.length); // no blank lines: line number = count
@@ -182,6 +196,46 @@ describe('a send that fails half way (pgmq, a server of its own)', () => {
     expect(again.stderr).toBe('');
     expect(again.code).toBe(0);
     expect(idsOf(again)).toHaveLength(N - stored.length);
+    expectEachLineOnce(await rowsOf(q));
+  }, 240_000);
+
+  test('the server hangs (SIGSTOP) during a send: the batch with no answer is named, and either --skip the line offers stores each line once', async () => {
+    const q = uniqueQueue('hang');
+    expect((await runCli(['create', q, '--url', server.url])).code).toBe(0);
+    const running = runCli(['send', q, '--url', server.url, '--timeout', '2s'], { input: lines(1, N), timeoutMs: 120_000 });
+    const watcher = new pg.Client({ connectionString: server.url });
+    await watcher.connect();
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const { rows } = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgmq.${pg.escapeIdentifier(`q_${q}`)}`);
+      if (rows[0]!.n >= 5_000) break;
+      if (Date.now() > deadline) throw new Error('the send never got going');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await watcher.end().catch(() => undefined);
+    signalServer(server, 'STOP');
+    let r: CliResult;
+    try {
+      r = await running;
+    } finally {
+      signalServer(server, 'CONT');
+    }
+    const err = oneLine(r);
+    expect(r.code, err).toBe(1);
+    const m = /no answer from .* within 2 s; sent (\d+) of 100000 messages.*; lines (\d+)-(\d+) got no answer and may be stored too.*resume with --skip (\d+), or with --skip (\d+) if 'smq peek' shows/.exec(err);
+    expect(m, err).not.toBeNull();
+    const [sent, first, last, skipIfNot, skipIfStored] = m!.slice(1).map(Number) as [number, number, number, number, number];
+    expect(first).toBe(sent + 1);
+    expect(skipIfNot).toBe(sent);
+    expect(skipIfStored).toBe(last);
+    // The server may have committed the batch after smq stopped waiting: all of it or none.
+    const stored = await rowsOf(q);
+    expect(idsOf(r)).toEqual(stored.slice(0, sent).map((s) => s.id));
+    expect([sent, last]).toContain(stored.length);
+    const skip = stored.length === last ? skipIfStored : skipIfNot;
+    const again = await runCli(['send', q, '--url', server.url, '--skip', String(skip)], { input: lines(1, N), timeoutMs: 120_000 });
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
     expectEachLineOnce(await rowsOf(q));
   }, 240_000);
 
