@@ -1,6 +1,7 @@
 // A tiny aligned-column formatter. Cells are escaped here, so callers can pass raw text
 // from messages and queue names.
 import { escapeControl } from '../text/escape.js';
+import { cellWidth, cutToCells } from '../text/width.js';
 
 export type Align = 'left' | 'right';
 
@@ -18,35 +19,14 @@ export interface TableColumn {
  */
 export const PIPED_LAST_COLUMN_WIDTH = 1000;
 
-// Zero-width code points (combining marks, joiners, variation selectors) and the wide
-// East Asian / emoji ranges, so CJK and emoji don't push later columns out of line.
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200d\u2060\ufe00-\ufe0f]$/u;
-const WIDE =
-  /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]$/u;
-
-/** Terminal columns a string takes (an approximation good enough for alignment). */
+/** Terminal cells a string takes (as src/text/width.ts counts them: never less than a terminal draws). */
 export function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) {
-    if (ZERO_WIDTH.test(ch)) continue;
-    width += WIDE.test(ch) ? 2 : 1;
-  }
-  return width;
+  return cellWidth(text);
 }
 
-/** Cuts text to at most `max` columns, ending with … when something was cut. */
+/** Cuts text to at most `max` cells, ending with … when something was cut; never splits a character. */
 export function truncate(text: string, max: number): string {
-  if (max < 1) return '';
-  if (displayWidth(text) <= max) return text;
-  let out = '';
-  let width = 0;
-  for (const ch of text) {
-    const w = ZERO_WIDTH.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
-    if (width + w > max - 1) break;
-    out += ch;
-    width += w;
-  }
-  return `${out}…`;
+  return cutToCells(text, max);
 }
 
 export interface RenderOptions {
@@ -62,13 +42,17 @@ export interface RenderOptions {
  * a trailing newline.
  */
 export function renderTable(columns: readonly TableColumn[], rows: readonly (readonly string[])[], options: RenderOptions = {}): string {
-  const fit = (text: string, column: TableColumn | undefined) => {
-    const escaped = escapeControl(text);
-    return column?.maxWidth === undefined ? escaped : truncate(escaped, column.maxWidth);
-  };
-  const cells = [columns.map((c) => escapeControl(c.header)), ...rows.map((r) => columns.map((c, i) => fit(r[i] ?? '', c)))];
-  const widths = columns.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i] ?? ''))));
   const last = columns.length - 1;
+  // The last column is never shown wider than this: cut it before measuring (a 1 MB body
+  // would otherwise be measured cluster by cluster, whole).
+  const lastCap = Math.max(options.maxWidth ?? PIPED_LAST_COLUMN_WIDTH, 20);
+  const fit = (text: string, column: TableColumn | undefined, i: number) => {
+    const escaped = escapeControl(text);
+    const cap = i === last ? Math.min(column?.maxWidth ?? lastCap, lastCap) : column?.maxWidth;
+    return cap === undefined ? escaped : truncate(escaped, cap);
+  };
+  const cells = [columns.map((c) => escapeControl(c.header)), ...rows.map((r) => columns.map((c, i) => fit(r[i] ?? '', c, i)))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i] ?? ''))));
   const lines = cells.map((row) => {
     let used = 0;
     const parts = row.map((cell, i) => {

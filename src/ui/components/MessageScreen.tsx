@@ -10,6 +10,7 @@ import { clampScroll } from '../model/viewport.js';
 import { useMessage } from '../hooks/useMessages.js';
 import type { LiveOptions } from '../hooks/useMessages.js';
 import type { QueueRef } from './types.js';
+import { cutParts, cutToCells } from '../../text/width.js';
 
 export interface MessageScreenProps {
   readonly backend: Backend;
@@ -19,6 +20,8 @@ export interface MessageScreenProps {
   readonly onCommand: (command: Command, message: Message | undefined) => void;
   readonly live: LiveOptions;
   readonly height: number;
+  /** Lines are cut to this many cells (as the terminal counts them, so none wraps). */
+  readonly width: number;
   readonly active: boolean;
   readonly keys: KeyRouter;
   readonly reloadToken: number;
@@ -64,11 +67,12 @@ export function MessageScreen(p: MessageScreenProps) {
   const offset = clampScroll(scroll, lines.length, bodyHeight);
   const position =
     lines.length > bodyHeight ? ` · lines ${offset + 1}-${Math.min(lines.length, offset + bodyHeight)} of ${lines.length}` : '';
+  const titleParts = cutParts([`${p.queue.label} · message ${p.id.toString()}`, position], p.width);
   return (
     <Box flexDirection="column" height={p.height}>
       <Text wrap="truncate-end">
-        <Text bold>{`${p.queue.label} · message ${p.id.toString()}`}</Text>
-        <Text dimColor>{position}</Text>
+        <Text bold>{titleParts[0]}</Text>
+        <Text dimColor>{titleParts[1]}</Text>
       </Text>
       {error ? <Text color="red" wrap="truncate-end">{`cannot read the message: ${error} (retrying)`}</Text> : null}
       {message === undefined && !error ? <Text dimColor>loading…</Text> : null}
@@ -77,7 +81,7 @@ export function MessageScreen(p: MessageScreenProps) {
       ) : null}
       {lines.slice(offset, offset + bodyHeight - (error ? 1 : 0)).map((line, i) => (
         <Text key={offset + i} wrap="truncate-end">
-          {line === '' ? ' ' : line}
+          {line === '' ? ' ' : cutToCells(line, p.width)}
         </Text>
       ))}
     </Box>

@@ -22,6 +22,7 @@ import { moveSelection } from '../model/viewport.js';
 import { useMessages, type LiveOptions } from '../hooks/useMessages.js';
 import type { QueueRef } from './types.js';
 import { GUTTER_BLANK, GUTTER_SELECTED, GUTTER_WIDTH } from './QueueList.js';
+import { cutParts } from '../../text/width.js';
 
 export interface QueueScreenProps {
   readonly backend: Backend;
@@ -128,12 +129,14 @@ export function QueueScreen(p: QueueScreenProps) {
     current?.hasMore ? ' (more follow)' : ''
   }${loading && !fresh ? ' · loading…' : ''}`;
 
+  // Cut here, as the terminal counts cells: a name in Devanagari or with emoji must not wrap.
+  const titleParts = cutParts([p.queue.label, ` · ${where}`, ` · ${counts}`], p.width);
   return (
     <Box flexDirection="column" height={p.height}>
       <Text wrap="truncate-end">
-        <Text bold>{p.queue.label}</Text>
-        <Text color="cyan">{` · ${where}`}</Text>
-        {` · ${counts}`}
+        <Text bold>{titleParts[0]}</Text>
+        <Text color="cyan">{titleParts[1]}</Text>
+        {titleParts[2]}
       </Text>
       <Text bold underline wrap="truncate-end">
         {GUTTER_BLANK + messageTitle(cols)}

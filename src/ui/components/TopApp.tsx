@@ -4,12 +4,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Box, Text, useApp } from 'ink';
 import { useKeyRouter, useKeyTarget } from '../hooks/useKeys.js';
-import type { Backend, Message, MessageId } from '../../backends/types.js';
+import type { Backend, Message } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
+import { cutToCells } from '../../text/width.js';
 import { availableColumns, layoutColumns } from '../model/columns.js';
 import { commandFor, type Action, type Command } from '../model/keys.js';
 import { errorText } from '../model/monitor.js';
-import { initialPaging, jumpTo, parseMessageId, type PagingState } from '../model/paging.js';
+import { initialPaging, jumpTo, parseMessageId } from '../model/paging.js';
 import { sumRates } from '../model/rates.js';
 import { distinctTenants, totalsOf } from '../model/rows.js';
 import { columnForSortKey, compileFilter, DEFAULT_SORT, filterRows, shiftSort, sortBy, sortRows, type SortState } from '../model/sort.js';
@@ -27,6 +28,7 @@ import { MessageScreen } from './MessageScreen.js';
 import { GUTTER_WIDTH, QueueList } from './QueueList.js';
 import { QueueScreen } from './QueueScreen.js';
 import { queueRefOf, type QueueRef } from './types.js';
+import { ACTION_WORDS, type Modal, type ScreenEntry } from './screens.js';
 
 export interface TopAppProps {
   readonly backend: Backend;
@@ -53,25 +55,6 @@ export interface TopAppProps {
   /** Called once when top quits (q, Ctrl-C, -n reached). */
   readonly onExit?: (() => void) | undefined;
 }
-
-type ScreenEntry =
-  | { readonly kind: 'list' }
-  | { readonly kind: 'queue'; readonly queue: QueueRef; readonly paging: PagingState; readonly selected: number }
-  | { readonly kind: 'message'; readonly queue: QueueRef; readonly id: MessageId };
-
-type Modal =
-  | { readonly kind: 'help' }
-  | { readonly kind: 'filter' }
-  | { readonly kind: 'jump' }
-  | { readonly kind: 'confirm'; readonly action: 'delete' | 'archive' | 'makeVisible'; readonly queue: QueueRef; readonly id: MessageId }
-  | { readonly kind: 'purge'; readonly queue: QueueRef }
-  | { readonly kind: 'send'; readonly queue: QueueRef };
-
-const ACTION_WORDS = {
-  delete: { ask: 'Delete', done: 'deleted', gone: 'was not there any more (nothing deleted)' },
-  archive: { ask: 'Archive', done: 'archived', gone: 'was not there any more (nothing archived)' },
-  makeVisible: { ask: 'Make visible now', done: 'made visible', gone: 'was not there any more (nothing changed)' },
-} as const;
 
 export function TopApp(props: TopAppProps) {
   const { backend, readOnly } = props;
@@ -432,7 +415,7 @@ export function TopApp(props: TopAppProps) {
     body = (
       <Box flexDirection="column" height={bodyHeight}>
         <Text wrap="truncate-end" color={filter.ok ? undefined : 'red'}>
-          {`${rows.length} of ${allRows.length} queues${filterInfo}`}
+          {cutToCells(`${rows.length} of ${allRows.length} queues${filterInfo}`, size.columns)}
         </Text>
         <QueueList
           rows={rows}
@@ -511,6 +494,7 @@ export function TopApp(props: TopAppProps) {
           onCommand={onScreenCommand}
           live={live}
           height={bodyHeight}
+          width={size.columns}
           active={screenActive}
           reloadToken={reloadToken}
           now={now}

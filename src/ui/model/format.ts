@@ -1,6 +1,7 @@
 // How numbers, ages, times and message text are written on screen. Every string that
 // came from the database goes through escapeControl here or in the component.
 import { escapeControl, escapeControlKeepNewlines } from '../../text/escape.js';
+import { firstClusters, fitCells } from '../../text/width.js';
 import type { Message } from '../../backends/types.js';
 
 /** 1234 -> "1234", 12345 -> "12.3k", 2_500_000 -> "2.50M"; estimates get a leading `~`. */
@@ -77,7 +78,9 @@ export function bodyPreview(body: string, maxChars = 200): string {
   // Collapse ordinary whitespace first; other control characters are escaped visibly.
   const collapsed = flat.replace(/[ \t\r\n]+/g, ' ').trim();
   const escaped = escapeControl(collapsed);
-  return escaped.length > maxChars ? `${escaped.slice(0, maxChars - 1)}…` : escaped;
+  // Whole clusters only: half of an emoji (a lone surrogate or modifier) would be drawn wrong.
+  const first = firstClusters(escaped, maxChars);
+  return first.cut ? `${firstClusters(escaped, maxChars - 1).text}…` : escaped;
 }
 
 /** The full body for the detail view: JSON pretty-printed when it parses, escaped either way. */
@@ -192,13 +195,7 @@ export function displayName(name: string): string {
   return escapeControl(name);
 }
 
-/** Cuts a string to `width` columns, with an ellipsis. (Counts code points; wide CJK glyphs are rare in queue names.) */
+/** Exactly `width` terminal cells (emoji, CJK and combining marks measured as a terminal draws them), cut with an ellipsis. */
 export function fitText(text: string, width: number, align: 'left' | 'right' = 'left'): string {
-  if (width <= 0) return '';
-  const chars = Array.from(text);
-  let out = chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join('')}…` : text;
-  const len = Math.min(chars.length, width);
-  const pad = ' '.repeat(Math.max(0, width - len));
-  out = align === 'left' ? out + pad : pad + out;
-  return out;
+  return fitCells(text, width, align);
 }

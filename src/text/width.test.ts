@@ -1,0 +1,70 @@
+import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import stringWidth from 'string-width';
+import { cellWidth, cutParts, cutToCells, fitCells, firstClusters } from './width.js';
+
+// Widths as tmux 3.3 draws them (measured with #{cursor_x} after printing each), and
+// Ink's string-width where it differs: we count the larger.
+describe('cellWidth', () => {
+  test.each([
+    ['plain', 5],
+    ['', 0],
+    ['日本', 4], // wide CJK
+    ['e\u0301', 1], // combining acute: 0
+    ['a\u0301\u0302', 1], // two combining marks
+    ['👍', 2],
+    ['👍🏽', 4], // skin-tone modifier: string-width 2, tmux 4
+    ['👨‍👩‍👧', 6], // ZWJ family: string-width 2, per code point 6 (tmux joins it: 2)
+    ['🇫🇷', 2], // flag: two regional indicators
+    ['❤️', 2], // VS16: string-width 2, tmux 1
+    ['नमस्ते', 4], // Devanagari conjunct: string-width 3, tmux 4
+    ['คิว', 2], // Thai with a combining vowel
+    ['\u200b', 0],
+  ])('%j is %i cells', (text, cells) => {
+    expect(cellWidth(text)).toBe(cells);
+  });
+
+  test('never less than Ink measures (so Ink never cuts or wraps text cut here)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 30 }), (text) => {
+        expect(cellWidth(text)).toBeGreaterThanOrEqual(stringWidth(text));
+      }),
+    );
+  });
+});
+
+describe('cutting', () => {
+  test('cuts whole clusters and leaves room for the ellipsis', () => {
+    expect(cutToCells('👍🏽👍🏽👍🏽', 9)).toBe('👍🏽👍🏽…');
+    expect(cutToCells('👍🏽👍🏽👍🏽', 12)).toBe('👍🏽👍🏽👍🏽');
+    expect(cutToCells('👍🏽👍🏽👍🏽', 4)).toBe('…');
+    expect(cutToCells('🇫🇷🇩🇪🇮🇹', 5)).toBe('🇫🇷🇩🇪…');
+    expect(cutToCells('e\u0301e\u0301e\u0301', 2)).toBe('e\u0301…');
+    expect(cutToCells('abcdef', 4)).toBe('abc…');
+    expect(cutToCells('abc', 0)).toBe('');
+    // A wide cluster that does not fit is not skipped for a narrower one after it.
+    expect(cutToCells('ab日cdefg', 4)).toBe('ab…');
+  });
+
+  test('fitCells gives exactly the width asked for, whatever the text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.integer({ min: 1, max: 30 }), (text, width) => {
+        const out = fitCells(text, width);
+        expect(cellWidth(out)).toBe(width);
+        expect(stringWidth(out)).toBeLessThanOrEqual(width);
+      }),
+    );
+    expect(fitCells('👍🏽', 6, 'right')).toBe('  👍🏽');
+  });
+
+  test('cutParts cuts styled parts as one line', () => {
+    expect(cutParts(['name', ' · where', ' · counts'], 40)).toEqual(['name', ' · where', ' · counts']);
+    expect(cutParts(['नमस्ते', ' · where', ' · counts'], 10)).toEqual(['नमस्ते', ' · wh…', '']);
+    expect(cutParts(['👍🏽👍🏽👍🏽', ' · x'], 6)).toEqual(['👍🏽…', '']);
+  });
+
+  test('firstClusters bounds the work on huge text without splitting a cluster', () => {
+    expect(firstClusters('👍🏽'.repeat(5), 2)).toEqual({ text: '👍🏽👍🏽', cut: true });
+    expect(firstClusters('ab', 2)).toEqual({ text: 'ab', cut: false });
+  });
+});

@@ -1,0 +1,93 @@
+// How many terminal cells a string takes, so that a row cut to fit never wraps (a wrapped
+// row pushes the whole screen up and the header off it).
+//
+// Ink lays text out with string-width (grapheme clusters: 👍🏽, 👨‍👩‍👧 and 🇫🇷 are 2 cells,
+// combining marks 0). Terminals that draw a cluster code point by code point (tmux 3.3,
+// xterm, most wcwidth-based ones) draw 👍🏽 as 4 cells and 👨‍👩‍👧 as 6. A cluster is therefore
+// counted as the larger of the two: Ink never measures our text wider than we did (so it
+// never cuts or wraps it again), and no terminal draws it wider than we counted. Where a
+// terminal joins the cluster, the row just ends a little early.
+import stringWidth from 'string-width';
+
+const segmenter = new Intl.Segmenter();
+
+/** Cells of one grapheme cluster: Ink's count, or the code points' sum when that is larger. */
+function clusterWidth(cluster: string): number {
+  const joined = stringWidth(cluster);
+  if (cluster.length === 1) return joined;
+  let separate = 0;
+  for (const cp of cluster) separate += stringWidth(cp);
+  return Math.max(joined, separate);
+}
+
+/** The grapheme clusters of `text`, each with its width in cells. */
+function* clusters(text: string): Generator<{ readonly text: string; readonly width: number }> {
+  for (const { segment } of segmenter.segment(text)) yield { text: segment, width: clusterWidth(segment) };
+}
+
+/** Terminal cells `text` takes (no ANSI sequences expected: text is escaped before it is measured). */
+export function cellWidth(text: string): number {
+  // ASCII, the common case, is one cell a character.
+  // eslint-disable-next-line no-control-regex
+  if (/^[\u0020-\u007e]*$/.test(text)) return text.length;
+  let width = 0;
+  for (const c of clusters(text)) width += c.width;
+  return width;
+}
+
+/** Cuts text to at most `max` cells, ending with … when something was cut; never splits a cluster. */
+export function cutToCells(text: string, max: number): string {
+  if (max < 1) return '';
+  // eslint-disable-next-line no-control-regex
+  if (/^[\u0020-\u007e]*$/.test(text)) return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  // One walk that stops past the edge: a 1 MB body costs what the screen shows.
+  let width = 0;
+  let fits = 0; // length of the prefix that leaves room for the ellipsis
+  let room = true;
+  for (const c of clusters(text)) {
+    if (room && width + c.width <= max - 1) fits += c.text.length;
+    else room = false;
+    width += c.width;
+    if (width > max) return `${text.slice(0, fits)}…`;
+  }
+  return text;
+}
+
+/** Exactly `width` cells: cut with … when longer, padded with spaces when shorter. */
+export function fitCells(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  if (width <= 0) return '';
+  const cut = cutToCells(text, width);
+  const pad = ' '.repeat(Math.max(0, width - cellWidth(cut)));
+  return align === 'left' ? cut + pad : pad + cut;
+}
+
+/** At most `max` clusters (a bound on work for huge bodies, before cutting to cells). */
+export function firstClusters(text: string, max: number): { readonly text: string; readonly cut: boolean } {
+  let out = '';
+  let n = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    if (n++ >= max) return { text: out, cut: true };
+    out += segment;
+  }
+  return { text: out, cut: false };
+}
+
+/**
+ * Cuts a line made of differently styled parts to `max` cells as one string (… at the
+ * end), and gives the parts back: what Ink's own truncation would do, measured our way.
+ */
+export function cutParts(parts: readonly string[], max: number): string[] {
+  const whole = parts.join('');
+  if (cellWidth(whole) <= max) return [...parts];
+  const cut = cutToCells(whole, max);
+  const kept = cut.endsWith('…') ? cut.length - 1 : cut.length;
+  const out: string[] = [];
+  let start = 0;
+  for (const part of parts) {
+    out.push(whole.slice(start, Math.max(start, Math.min(start + part.length, kept))));
+    start += part.length;
+  }
+  const last = out.findLastIndex((p) => p !== '');
+  if (cut.endsWith('…')) out[Math.max(0, last)] += '…';
+  return out;
+}
