@@ -1,0 +1,75 @@
+// The classes a tester run sorts messages into, and the checker's counts and options
+// (checker.ts holds the per-message state).
+
+export type SendOutcome = 'acked' | 'uncertain';
+
+export const VIOLATION_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'resurrected', 'unexpected'] as const;
+export const EXAMPLE_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'redelivered', 'resurrected', 'unexpected', 'uncertain'] as const;
+export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
+
+/** A message named in a report: sender and sequence, and the queue's id when a delivery showed it. */
+export interface MessageRef {
+  readonly sender: number;
+  readonly seq: number;
+  readonly id?: string;
+}
+
+export interface CheckerCounts {
+  /** Sends the queue acknowledged. */
+  readonly sent: number;
+  /** Sends that failed or timed out (their messages are uncertain). */
+  readonly sendFailed: number;
+  /** Deliveries of this run's messages (redeliveries and duplicates included). */
+  readonly received: number;
+  /** Distinct messages delivered at least once. */
+  readonly receivedUnique: number;
+  /** Distinct messages whose delete (or archive) succeeded. */
+  readonly acknowledged: number;
+  /** Acknowledgements that failed or found the message already gone. */
+  readonly ackFailed: number;
+  // One class per message:
+  readonly ok: number;
+  readonly lost: number;
+  readonly doubleDequeued: number;
+  /** The queue held the message twice: another copy under a new id, or two successful deletes. */
+  readonly duplicated: number;
+  readonly redelivered: number;
+  readonly resurrected: number;
+  readonly unexpected: number;
+  readonly uncertain: number;
+  /**
+   * Acknowledged sends not (yet) delivered: when loss was not judged (interrupted, send-only,
+   * a failed run), or when the message was found still in the queue at the end.
+   */
+  readonly notDrained: number;
+  /** Delivered but never successfully deleted (informational). */
+  readonly notDeleted: number;
+}
+
+export interface CheckerSummary {
+  readonly counts: CheckerCounts;
+  readonly examples: Readonly<Record<ExampleClass, readonly MessageRef[]>>;
+}
+
+export interface CheckerOptions {
+  readonly senders: number;
+  /** Messages per sender when the run has a fixed count (--messages); open-ended otherwise. */
+  readonly capacityPerSender?: number | undefined;
+  /** Queue-clock times are kept as uint32 ms after this epoch ms (range ~49 days). Default: now - 7 days. */
+  readonly clockBaseMs?: number;
+  readonly maxExamples?: number;
+  /**
+   * A drain of an earlier run's messages (--senders 0 --run-id): their sends were not seen
+   * here, so a delivered message of the run is judged by its deliveries alone, never
+   * unexpected, and one found in the queue is not drained.
+   */
+  readonly sendsUnknown?: boolean;
+}
+
+/** What a row found in the queue after the run says about its message. */
+export type FoundInQueue = 'notDrained' | 'resurrected' | 'duplicated' | 'unexpected' | 'uncertain' | 'known';
+
+/** Lost, double-dequeued, duplicated, resurrected and unexpected messages fail a run; the rest do not. */
+export function hasViolations(counts: CheckerCounts): boolean {
+  return counts.lost + counts.doubleDequeued + counts.duplicated + counts.resurrected + counts.unexpected > 0;
+}
