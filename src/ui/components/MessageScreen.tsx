@@ -1,11 +1,11 @@
-// One message: facts, headers or attributes, and the whole body pretty-printed, scrollable.
+// One message: facts, headers or attributes, and the body pretty-printed (bounded), scrollable.
 // Looked up with peek by id, which never changes the message.
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message, MessageId } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
-import { detailLines } from '../model/messages.js';
+import { bodySection, detailFacts } from '../model/messages.js';
 import { clampScroll } from '../model/viewport.js';
 import { useMessage } from '../hooks/useMessages.js';
 import type { LiveOptions } from '../hooks/useMessages.js';
@@ -32,7 +32,11 @@ export function MessageScreen(p: MessageScreenProps) {
   const { message, error, reload, current } = useMessage(p.backend, p.queue.rawName, p.id, p.live, p.reloadToken);
   const [scroll, setScroll] = useState(0);
   const bodyHeight = Math.max(1, p.height - 1);
-  const lines = message ? detailLines(message, p.capabilities, p.now) : [];
+  // The body's lines are made once per body (a refresh that brings the same body reuses
+  // them); only the facts follow the clock. Only the visible window reaches Ink.
+  const body = message?.body;
+  const bodyLines = useMemo(() => (body === undefined ? [] : bodySection(body)), [body]);
+  const lines = message ? [...detailFacts(message, p.capabilities, p.now), ...bodyLines] : [];
   const maxScroll = clampScroll(Number.MAX_SAFE_INTEGER, lines.length, bodyHeight);
 
   useKeyTarget(

@@ -1,8 +1,9 @@
 // How numbers, ages, times and message text are written on screen. Every string that
 // came from the database goes through escapeControl here or in the component.
-import { escapeControl, escapeControlKeepNewlines } from '../../text/escape.js';
+import { escapeControl } from '../../text/escape.js';
 import { firstClusters, fitCells } from '../../text/width.js';
 import type { Message } from '../../backends/types.js';
+import { bodyLines } from './pretty.js';
 
 /** 1234 -> "1234", 12345 -> "12.3k", 2_500_000 -> "2.50M"; estimates get a leading `~`. */
 export function formatCount(n: number | undefined | null, estimated = false): string {
@@ -83,26 +84,10 @@ export function bodyPreview(body: string, maxChars = 200): string {
   return first.cut ? `${firstClusters(escaped, maxChars - 1).text}…` : escaped;
 }
 
-/** The full body for the detail view: JSON pretty-printed when it parses, escaped either way. */
+/** The full body for the detail view: JSON re-indented when it parses, escaped either way, bounded. */
 export function prettyBody(body: string): { readonly text: string; readonly json: boolean } {
-  let text = body;
-  let json = false;
-  const trimmed = body.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    let valid = true;
-    try {
-      JSON.parse(trimmed);
-    } catch {
-      valid = false; // Not JSON: shown as it is.
-    }
-    if (valid) {
-      text = reindentJson(trimmed);
-      json = true;
-    }
-  }
-  // Valid JSON has no raw C0 controls inside strings; escaping catches the rest (C1
-  // controls, bidi overrides) and everything in non-JSON bodies.
-  return { text: escapeControlKeepNewlines(text.replace(/\r\n/g, '\n')), json };
+  const { lines, json } = bodyLines(body);
+  return { text: lines.join('\n'), json };
 }
 
 /**
@@ -111,58 +96,7 @@ export function prettyBody(body: string): { readonly text: string; readonly json
  * must show what is stored.
  */
 export function reindentJson(text: string): string {
-  let out = '';
-  let depth = 0;
-  let i = 0;
-  const newline = () => `\n${'  '.repeat(depth)}`;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-      continue;
-    }
-    if (ch === ' ' || ch === '\n' || ch === '\r' || ch === '\t') {
-      i++;
-      continue;
-    }
-    if (ch === '{' || ch === '[') {
-      // Empty containers stay on one line.
-      let j = i + 1;
-      while (j < text.length && /\s/.test(text[j]!)) j++;
-      const close = ch === '{' ? '}' : ']';
-      if (text[j] === close) {
-        out += ch + close;
-        i = j + 1;
-        continue;
-      }
-      depth++;
-      out += ch + newline();
-      i++;
-      continue;
-    }
-    if (ch === '}' || ch === ']') {
-      depth = Math.max(0, depth - 1);
-      out += newline() + ch;
-      i++;
-      continue;
-    }
-    if (ch === ',') {
-      out += `,${newline()}`;
-      i++;
-      continue;
-    }
-    if (ch === ':') {
-      out += ': ';
-      i++;
-      continue;
-    }
-    out += ch;
-    i++;
-  }
-  return out;
+  return bodyLines(text).lines.join('\n');
 }
 
 function headerValue(v: unknown): string {

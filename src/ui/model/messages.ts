@@ -8,8 +8,8 @@ import {
   formatVisibleIn,
   headerLines,
   headersPreview,
-  prettyBody,
 } from './format.js';
+import { bodyLines } from './pretty.js';
 
 export type MessageColumnId = 'id' | 'state' | 'reads' | 'enqueued' | 'visible' | 'headers' | 'body';
 
@@ -85,8 +85,8 @@ export function messageTitle(cols: readonly MessageColumn[]): string {
   return cols.map((c) => fitText(c.title, c.width, c.align)).join(' ');
 }
 
-/** Every line of the detail view: facts, headers or attributes, then the body. */
-export function detailLines(m: Message, caps: Capabilities, now: number): string[] {
+/** The facts of the detail view (they change with the clock), headers or attributes. */
+export function detailFacts(m: Message, caps: Capabilities, now: number): string[] {
   const lines = [
     `id          ${m.id.toString()}`,
     `state       ${STATE_TEXT[m.state]}`,
@@ -101,8 +101,22 @@ export function detailLines(m: Message, caps: Capabilities, now: number): string
     lines.push('', hdrs.length > 0 ? `${label}:` : `${label}: none`);
     for (const h of hdrs) lines.push(`  ${h}`);
   }
-  const body = prettyBody(m.body);
-  lines.push('', `body${body.json ? ' (JSON)' : ''}, ${Buffer.byteLength(m.body, 'utf8')} bytes:`);
-  lines.push(...body.text.split('\n'));
   return lines;
+}
+
+/**
+ * The body under its title line, bounded (see ./pretty.ts). Depends on the body only, so
+ * the screen computes it once per body, not at every refresh.
+ */
+export function bodySection(body: string): string[] {
+  const pretty = bodyLines(body);
+  const bytes = Buffer.byteLength(body, 'utf8');
+  const lines = ['', `body${pretty.json ? ' (JSON)' : ''}, ${bytes} bytes:`, ...pretty.lines];
+  if (pretty.cut) lines.push(`… the rest of the body is not shown here (${bytes} bytes in all: smq peek prints it whole)`);
+  return lines;
+}
+
+/** Every line of the detail view: facts, headers or attributes, then the body. */
+export function detailLines(m: Message, caps: Capabilities, now: number): string[] {
+  return [...detailFacts(m, caps, now), ...bodySection(m.body)];
 }
