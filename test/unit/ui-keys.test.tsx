@@ -2,8 +2,8 @@
 // one before it left (the end-to-end versions, through tmux and real Postgres, are in
 // test/integration/top-keys.test.ts).
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { parseKeys } from '../../src/ui/model/keyParse.js';
-import { HOLD_MS } from '../../src/ui/hooks/useKeys.js';
+import { incompleteTail, parseKeys } from '../../src/ui/model/keyParse.js';
+import { ESC_WAIT_MS, HOLD_MS } from '../../src/ui/hooks/useKeys.js';
 import type { Message, PeekOptions } from '../../src/backends/types.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
 import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
@@ -51,6 +51,16 @@ describe('parseKeys', () => {
     expect(names('👍🏽é')).toEqual(['👍', '🏽', 'é']);
     expect(names('a\nb')).toEqual(['a', '\n', 'b']);
   });
+});
+
+test('incompleteTail finds an escape sequence cut at the end of a read', () => {
+  expect(incompleteTail('\u001b[B\u001b[')).toBe(3);
+  expect(incompleteTail('\u001b[B\u001b[1;')).toBe(3);
+  expect(incompleteTail('j\u001b')).toBe(1);
+  expect(incompleteTail('\u001bO')).toBe(0);
+  expect(incompleteTail('\u001b[B')).toBe(-1);
+  expect(incompleteTail('\u001bj')).toBe(-1);
+  expect(incompleteTail('plain')).toBe(-1);
 });
 
 describe('a chunk of keys in smq top', () => {
@@ -149,6 +159,29 @@ describe('a chunk of keys in smq top', () => {
     await h.advance(200);
     expect(h.frame()).toContain('NAME▲');
     expect(h.frame()).toMatch(/› other\s/);
+  });
+
+  test('an arrow key cut between two reads is still one arrow key (40 of them: 40 rows)', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `q${String(i).padStart(3, '0')}`);
+    const b = pgmq(names, 0);
+    h = await renderTop(b, { timers: vi });
+    // Every read ends inside a sequence: "\e[B…\e[" then "B\e[B…\e[" and so on.
+    const all = KEYS.down.repeat(40);
+    for (let at = 0; at < all.length; at += 7) await h.paste(all.slice(at, at + 7));
+    await h.advance(ESC_WAIT_MS);
+    expect(h.frame()).toMatch(/› q040\s/);
+    expect(h.frame()).toContain('NAME▲'); // nothing typed as a sort key ('B')
+  });
+
+  test('a lone Esc is the Escape key once nothing follows it', async () => {
+    const b = pgmq(['orders'], 3);
+    h = await renderTop(b, { timers: vi });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.paste(KEYS.escape);
+    expect(h.frame()).toContain('orders · oldest first');
+    await h.advance(ESC_WAIT_MS);
+    expect(h.frame()).toContain('NAME▲');
   });
 
   test('Ctrl-C in a chunk quits at once, whatever waits before it', async () => {

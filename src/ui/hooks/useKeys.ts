@@ -16,7 +16,7 @@
 // - Ctrl-C does not queue: it quits at once.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useStdin, type Key } from 'ink';
-import { isTyped, parseKeys, type KeyEvent } from '../model/keyParse.js';
+import { incompleteTail, isTyped, parseKeys, type KeyEvent } from '../model/keyParse.js';
 
 export type KeyHandler = (input: string, key: Key) => void;
 
@@ -25,6 +25,8 @@ export const LAYER_PROMPT = 1;
 
 /** How long keys wait for a screen that is loading before they go to it as it is. */
 export const HOLD_MS = 5000;
+/** How long the start of an escape sequence waits for the rest of it (vim's ttimeoutlen is 100). */
+export const ESC_WAIT_MS = 50;
 /** Keys kept while waiting; more than this (a key held down on a hung screen) are dropped. */
 const MAX_QUEUED = 500;
 
@@ -68,6 +70,8 @@ export class KeyRouter {
   private awaitedTick = 0;
   private lastTick = 0;
   private pumpScheduled = false;
+  private partial = '';
+  private partialTimer: ReturnType<typeof setTimeout> | undefined;
   private blockedSince: number | undefined;
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
   /** The app is busy (opening a queue, running an action): keys wait, as for a loading screen. */
@@ -77,9 +81,32 @@ export class KeyRouter {
   /** Ctrl-C. */
   onInterrupt: () => void = () => undefined;
 
-  /** A chunk of terminal input. */
+  /**
+   * A chunk of terminal input. An escape sequence cut between two reads is kept until
+   * its end arrives (ESC_WAIT_MS at most; then what came is taken as typed: a lone ESC is
+   * the Escape key).
+   */
   feed(chunk: string): void {
-    for (const event of parseKeys(chunk)) {
+    if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
+    this.partialTimer = undefined;
+    let text = this.partial + chunk;
+    this.partial = '';
+    const cut = incompleteTail(text);
+    if (cut >= 0) {
+      this.partial = text.slice(cut);
+      text = text.slice(0, cut);
+      this.partialTimer = setTimeout(() => {
+        this.partialTimer = undefined;
+        const rest = this.partial;
+        this.partial = '';
+        this.take(rest);
+      }, ESC_WAIT_MS);
+    }
+    this.take(text);
+  }
+
+  private take(text: string): void {
+    for (const event of parseKeys(text)) {
       if (event.key.ctrl && event.input === 'c') {
         this.queue.length = 0;
         this.onInterrupt();
@@ -115,7 +142,9 @@ export class KeyRouter {
 
   dispose(): void {
     if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
+    if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
     this.holdTimer = undefined;
+    this.partialTimer = undefined;
     this.queue.length = 0;
   }
 

@@ -117,3 +117,16 @@ export function isTyped(event: KeyEvent): boolean {
   const k = event.key;
   return !(k.ctrl || k.meta || k.return || k.escape || k.tab || k.backspace || k.delete);
 }
+
+/**
+ * Where `text` ends with the start of an escape sequence that has not arrived whole (a
+ * read can end between the bytes of one key: "\e[" now, "B" a moment later), or -1. A
+ * lone ESC at the end counts too: it may be the start of the next arrow key.
+ */
+export function incompleteTail(text: string): number {
+  const at = text.lastIndexOf(ESC);
+  if (at < 0) return -1;
+  const tail = text.slice(at);
+  // eslint-disable-next-line no-control-regex
+  return /^\u001b(?:\[\[?[\u0020-\u003f]*|O)?$/.test(tail) ? at : -1;
+}

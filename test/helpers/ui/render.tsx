@@ -7,6 +7,7 @@ import { act, type ReactElement } from 'react';
 import { render } from 'ink-testing-library';
 import type { Backend } from '../../../src/backends/types.js';
 import { TopApp, type TopAppProps } from '../../../src/ui/components/TopApp.js';
+import { ESC_WAIT_MS } from '../../../src/ui/hooks/useKeys.js';
 
 export interface TimerControl {
   advanceTimersByTimeAsync(ms: number): Promise<unknown>;
@@ -60,8 +61,8 @@ export function renderElement(element: ReactElement, timers: TimerControl, exits
         await act(async () => {
           r.stdin.write(k);
         });
-        // A lone Esc is told apart from an escape sequence on the next tick.
-        await advance(0);
+        // A lone Esc is told apart from the start of an escape sequence after a short wait.
+        await advance(k === KEYS.escape ? ESC_WAIT_MS : 0);
       }
     },
     paste: async (text: string) => {
