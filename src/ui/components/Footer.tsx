@@ -2,6 +2,7 @@
 import type { ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import type { Screen } from '../model/keys.js';
+import { cutToCells } from '../../text/width.js';
 
 export interface Status {
   readonly text: string;
@@ -30,15 +31,17 @@ export interface FooterProps {
   readonly prompt: ReactNode | undefined;
   readonly status: Status | undefined;
   readonly hints: string;
+  /** The status is cut to this many cells, counted as the terminal draws them (it names queues). */
+  readonly width: number;
 }
 
-export function Footer({ prompt, status, hints }: FooterProps) {
+export function Footer({ prompt, status, hints, width }: FooterProps) {
   const color = status?.tone === 'error' ? 'red' : status?.tone === 'ok' ? 'green' : undefined;
   return (
     <Box flexDirection="column">
       {prompt ?? (
         <Text color={color} wrap="truncate-end">
-          {status ? status.text : ' '}
+          {status ? cutToCells(status.text, width) : ' '}
         </Text>
       )}
       <Text dimColor wrap="truncate-end">

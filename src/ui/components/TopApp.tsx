@@ -7,6 +7,7 @@ import { useKeyRouter, useKeyTarget } from '../hooks/useKeys.js';
 import type { Backend, Message } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
 import { cutToCells } from '../../text/width.js';
+import { confirmQuestion } from './Confirm.js';
 import { availableColumns, layoutColumns } from '../model/columns.js';
 import { commandFor, type Action, type Command } from '../model/keys.js';
 import { errorText } from '../model/monitor.js';
@@ -342,7 +343,7 @@ export function TopApp(props: TopAppProps) {
     prompt = (
       <Confirm
         keys={keyRouter}
-        question={`${ACTION_WORDS[modal.action].ask} message ${modal.id} in ${modal.queue.label}?`}
+        question={confirmQuestion(ACTION_WORDS[modal.action].ask, modal.id, modal.queue.label, size.columns)}
         onAnswer={(yes) => {
           close();
           if (yes) confirmMessageAction(modal);
@@ -500,7 +501,7 @@ export function TopApp(props: TopAppProps) {
           now={now}
         />
       ) : null}
-      <Footer prompt={prompt} status={status} hints={keyHints(screen, readOnly, caps.archive)} />
+      <Footer prompt={prompt} status={status} hints={keyHints(screen, readOnly, caps.archive)} width={size.columns} />
     </Box>
   );
 }
