@@ -10,16 +10,19 @@ import { ensureBuilt, runCli, BIN, type CliResult } from '../helpers/run-cli.js'
 import { TmuxSession, tmuxAvailable } from '../helpers/tmux.js';
 
 const hex = () => randomBytes(3).toString('hex');
+// The random part of a password: capitals that are not hex digits, so that no 4-character
+// piece of it can turn up by chance in the hex of another test's queue or role name.
+const word = () => Array.from(randomBytes(6), (b) => 'GHJKLMNPQRSTVWXYZ'[b % 17]).join('');
 const enc = encodeURIComponent;
 
 /** One role per reserved character, and one with all of them (the issue's example too). */
 const CHARS = ['@', '/', '#', '?', ':', '%', '&', '=', ' '] as const;
 type Case = { readonly name: string; readonly role: string; readonly password: string };
 const CASES: Case[] = [
-  ...CHARS.map((c, i) => ({ name: `char ${JSON.stringify(c)}`, role: `smq_c${i}_${hex()}`, password: `K${hex()}${c}_${hex()}x` })),
-  { name: 'all of them', role: `smq_all_${hex()}`, password: `Q${hex()}@/#?:%&= ${hex()}z` },
-  { name: 'the issue example p@ss:w/rd%41#?x&y', role: `smq_ex_${hex()}`, password: `p@ss:w/rd%41#?x&y${hex()}` },
-  { name: 'top@secret99', role: `smq_top_${hex()}`, password: `top@secret${hex()}` },
+  ...CHARS.map((c, i) => ({ name: `char ${JSON.stringify(c)}`, role: `smq_c${i}_${hex()}`, password: `K${word()}${c}_${word()}x` })),
+  { name: 'all of them', role: `smq_all_${hex()}`, password: `Q${word()}@/#?:%&= ${word()}z` },
+  { name: 'the issue example p@ss:w/rd%41#?x&y', role: `smq_ex_${hex()}`, password: `p@ss:w/rd%41#?x&y${word()}` },
+  { name: 'top@secret99', role: `smq_top_${hex()}`, password: `top@secret${word()}` },
 ];
 
 let host: string;
