@@ -27,6 +27,11 @@ export interface Capabilities {
   readonly unlogged: boolean;
   /** pgmq: message bodies must be JSON (jsonb). */
   readonly jsonBodies: boolean;
+  /**
+   * receive() can take only messages whose JSON body has r = ReceiveOptions.runId, leaving all
+   * others untouched (pgmq 1.5+: read's `conditional`; SmoothMQ: always). pgmq 1.4: false.
+   */
+  readonly receiveByRunId: boolean;
 }
 
 export interface QueueStats {
@@ -109,6 +114,11 @@ export interface ReceiveOptions {
   readonly dequeue?: 'safe' | 'naive';
   /** naive only: pause between the select and the update, to widen the race window. */
   readonly naivePauseMs?: number;
+  /**
+   * Only messages whose body is a JSON object with "r" equal to this (the tester's run id);
+   * others are not claimed, their read counts / tries untouched. Needs capabilities.receiveByRunId.
+   */
+  readonly runId?: string;
 }
 
 export interface PeekOptions {

@@ -244,7 +244,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       })
       .option('allow-foreign', {
         type: 'boolean',
-        describe: 'run on a queue holding messages that are not the run\'s: they are handed back at once and counted, never deleted',
+        describe: 'run on a queue holding messages that are not the run\'s: receivers take only the run\'s (pgmq 1.4: others are handed back at once), never deleted, counted',
       })
       .option('outage-timeout', {
         type: 'string',

@@ -164,6 +164,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private errorCount = 0;
   /** Queue ids of foreign messages seen (bounded like the workers' sets). */
   private readonly foreignIds = new Set<string>();
+  /** Receivers ask for this run's messages only (see WorkerSetup.receiveByRunId). */
+  private receiveByRunId = false;
+  /** Rows without this run's id found by the read-back after the run. */
+  private foreignInQueue = 0;
   private lastAckUs = 0;
   /** Receivers keep watching for late resurrections until then (µs); see settle.ts. */
   private settleUntilUs = 0;
@@ -251,12 +255,16 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       if (messagesBefore > 0 && !c.allowForeign && c.senders > 0) {
         // Its messages are someone's: the run would take them in turns with their consumers.
         throw new SmqError('usage', `the queue ${queue} holds ${messagesBefore} message(s) from before the run`, {
-          hint: 'name an empty queue (or none: a fresh one), or give --allow-foreign: the tester then hands them back untouched',
+          hint: 'name an empty queue (or none: a fresh one), or give --allow-foreign: the tester then leaves them untouched (pgmq 1.4: hands them back)',
         });
       }
+      // Others' messages in the queue: receivers take only this run's where the store can filter
+      // (normal runs keep the plain receive, whose speed is what is measured).
+      this.receiveByRunId = messagesBefore > 0 && backend.capabilities.receiveByRunId;
       // Every receive uses up one of a SmoothMQ message's tries: a handed-back message would
-      // reach its limit and fail, never to be delivered to its own consumer.
-      if (messagesBefore > 0 && before.maxRetries !== undefined && before.maxRetries >= 0) {
+      // reach its limit and fail, never to be delivered to its own consumer (unless the
+      // receivers never take it: the store filters by run id).
+      if (messagesBefore > 0 && !this.receiveByRunId && before.maxRetries !== undefined && before.maxRetries >= 0) {
         throw new SmqError('usage', `the queue ${queue} gives each message ${before.maxRetries} tries, and holds ${messagesBefore} message(s) from before the run`, {
           hint: 'receiving them would use up their tries: use an empty queue, or one with unlimited tries (max_retries -1)',
         });
@@ -316,7 +324,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       if (reachable && this.fatal === undefined) {
         try {
           const pageWithin = (read: Promise<Message[]>) => withDeadline(read, callMs, 'reading the queue back');
-          warnings.push(...readBackWarnings(await this.retrying(retryUntil, () => readBack(backend, queue, this.runId, this.checker, pageWithin))));
+          const back = await this.retrying(retryUntil, () => readBack(backend, queue, this.runId, this.checker, pageWithin));
+          this.foreignInQueue = back.foreign;
+          warnings.push(...readBackWarnings(back));
         } catch (e) {
           reachable = !isLostConnection(e);
           const missing = this.checker.ackedSends - this.checker.ackedDelivered;
@@ -412,6 +422,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       ack: c.ack,
       dequeue: c.dequeue,
       naivePauseMs: c.naivePauseMs ?? 0,
+      receiveByRunId: this.receiveByRunId,
       messages: c.messagesPerSender,
       durationMs: c.durationMs,
       ratePerSec: c.ratePerSec > 0 && c.senders > 0 ? c.ratePerSec / c.senders : 0,
@@ -816,6 +827,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           `(never deleted; each receive raised a read count)` +
           (foreign.notReturned > 0 ? `; ${foreign.notReturned} could not be handed back and are visible again when their lease ends` : ''),
       );
+    } else if (this.foreignInQueue > 0) {
+      warnings.push(`${this.foreignInQueue} message(s) without this run's id are in the queue: left untouched (never received)`);
     }
     if (summary.counts.notDrained > 0 && c.receivers > 0) {
       warnings.push(`${summary.counts.notDrained} acknowledged send(s) were not received before the run ended (not judged as lost)`);
@@ -831,7 +844,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const drainMs = this.drainStartUs > 0 ? (monoUs() - this.drainStartUs) / 1000 : 0;
     const counts = {
       ...summary.counts,
-      foreign: this.foreignIds.size,
+      // Received (and handed back), or found in the queue afterwards: whichever saw more.
+      foreign: Math.max(this.foreignIds.size, this.foreignInQueue),
       foreignDeliveries: foreign.deliveries,
       faultDeleted: sum('sender', (t) => t.faultDeleted),
     };

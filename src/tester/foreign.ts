@@ -1,4 +1,5 @@
-// Messages without the run's id that a receiver thread gets (issue 13 item 3): never deleted
+// Messages without the run's id that a receiver thread gets (issue 13 item 3; only where the
+// store cannot receive by run id, pgmq 1.4): never deleted
 // or archived, handed back at once (visible again), counted. One per worker thread; each
 // receiver keeps the ids it holds and hands them back behind its next receive, so that
 // receive cannot take them again at once.

@@ -44,6 +44,11 @@ export interface WorkerSetup {
   readonly ack: 'delete' | 'archive';
   readonly dequeue: 'safe' | 'naive';
   readonly naivePauseMs: number;
+  /**
+   * Receivers ask the store for this run's messages only (ReceiveOptions.runId): the queue held
+   * others' messages at the start and the store can filter. Otherwise the plain receive.
+   */
+  readonly receiveByRunId: boolean;
   /** Sender: messages to send; undefined with --duration. */
   readonly messages: number | undefined;
   /** Sender: stop sending this long after the start; undefined with --messages. */

@@ -407,6 +407,8 @@ async function runReceiver(slot: ReceiverSlot): Promise<void> {
 async function receiveLoop(slot: ReceiverSlot): Promise<void> {
   const { queue, runId, batch, vtSec, dequeue, naivePauseMs, faults } = setup;
   const { backend, events } = slot;
+  // Others' messages in the queue: the store gives this run's only (they are never claimed).
+  const only = setup.receiveByRunId ? { runId } : {};
   const vtMs = vtSec * 1000;
   let emptyBackoffMs = 1;
   let answered = 0;
@@ -422,7 +424,7 @@ async function receiveLoop(slot: ReceiverSlot): Promise<void> {
     // Foreign messages at the head of the queue (pgmq reads the oldest ids first) would fill
     // every batch: ask for as many more as are being handed back, so the run's still come.
     const qty = batch + Math.min(slot.handBack.length, MAX_FOREIGN_EXTRA);
-    const receiving = watch.track(backend.receive(queue, { qty, vtSec, dequeue, naivePauseMs }), issuedUs / 1000);
+    const receiving = watch.track(backend.receive(queue, { qty, vtSec, dequeue, naivePauseMs, ...only }), issuedUs / 1000);
     receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
     // Foreign messages of the previous batch go back behind this receive: it cannot take them again.
     const givingBack = startHandBack(slot);

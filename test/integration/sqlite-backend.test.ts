@@ -213,6 +213,7 @@ describe('creating and opening files', () => {
       failedState: true,
       unlogged: false,
       jsonBodies: false,
+      receiveByRunId: true,
     });
     await backend.close();
     await backend.close(); // twice is fine

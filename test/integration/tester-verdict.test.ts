@@ -65,7 +65,7 @@ function rowsOf(target: TesterConfig['target'], queue: string): { table: string;
 }
 
 describe.each(stores)('messages that are not the run’s, on $name (item 3)', (store) => {
-  test('a non-empty queue is refused without --allow-foreign; with it, foreign messages are handed back, counted, never deleted', async () => {
+  test('a non-empty queue is refused without --allow-foreign; with it, foreign messages are left untouched (never received), counted, never deleted', async () => {
     const { TesterRun } = await loadTester();
     const target = store.target();
     const queue = freshQueue('foreign');
@@ -85,14 +85,17 @@ describe.each(stores)('messages that are not the run’s, on $name (item 3)', (s
     expect(report.verdict).toBe('clean');
     expect(report.queue.messagesBefore).toBe(8);
     expect(report.queue.messagesAfter).toBe(8);
-    expect(report.tester.warnings.join('\n')).toMatch(/8 message\(s\) without this run's id .*handed back/);
-    // All 8 are still there, and visible now (handed back at once, not left leased).
+    // The receivers asked for this run's messages only: the 8 were never received.
+    expect(report.counts.foreignDeliveries).toBe(0);
+    expect(report.tester.warnings.join('\n')).toMatch(/8 message\(s\) without this run's id are in the queue: left untouched/);
+    expect(await sql.count(`SELECT count(*) AS n FROM ${table} WHERE ${where} AND ${untouched}`)).toBe(8);
+    // All 8 are still there, and visible.
     const visible = target.kind === 'pgmq' ? 'vt <= clock_timestamp()' : `deliver_at <= CAST(strftime('%s','now') AS INTEGER)`;
     expect(await sql.count(`SELECT count(*) AS n FROM ${table} WHERE ${where} AND ${visible}`)).toBe(8);
   }, 60_000);
 });
 
-test('SmoothMQ: a queue that limits tries is refused even with --allow-foreign (receiving would use them up)', async () => {
+test('SmoothMQ: a queue that limits tries is run with --allow-foreign, its messages never received (tries stay 0)', async () => {
   const { TesterRun } = await loadTester();
   const { openBackend } = await loadBackends();
   const target = stores[0]!.target();
@@ -104,7 +107,11 @@ test('SmoothMQ: a queue that limits tries is refused even with --allow-foreign (
   } finally {
     await backend.close();
   }
-  await expect(new TesterRun(baseConfig(target, { queue, keep: true, allowForeign: true })).run()).rejects.toThrow(/gives each message 3 tries/);
+  // The receivers ask for the run's messages only (the file can filter): the stranger's one
+  // is never received, so its tries are not used up.
+  const report = await new TesterRun(baseConfig(target, { queue, keep: true, allowForeign: true })).run();
+  expect(report.verdict).toBe('clean');
+  expect(report.counts).toMatchObject({ foreign: 1, foreignDeliveries: 0 });
   const sql = await storeSql(target);
   expect(await sql.count(`SELECT count(*) AS n FROM messages WHERE tries = 0`)).toBe(1);
 }, 30_000);

@@ -13,7 +13,7 @@ const RUN = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'ui', 'r
 const SCRIPT = `
 import { runInteractive } from ${JSON.stringify(RUN)};
 const caps = { archive: true, headers: true, attributes: false, tenants: false, maxRetries: false,
-  failedState: false, unlogged: true, jsonBodies: true };
+  failedState: false, unlogged: true, jsonBodies: true, receiveByRunId: false };
 let calls = 0;
 const backend = {
   kind: 'pgmq',

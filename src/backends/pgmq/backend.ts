@@ -114,12 +114,13 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
     pool = p as unknown as Pool;
   }
   try {
-    const probe = await pool.query<{ version: string; isolation: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null }>(`
+    const probe = await pool.query<{ version: string; isolation: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null; conditional: boolean }>(`
       SELECT current_setting('server_version') AS version,
              current_setting('transaction_isolation') AS isolation,
              (SELECT extversion FROM pg_extension WHERE extname = 'pgmq') AS ext,
              to_regclass('pgmq.smq_compat') IS NOT NULL AS compat,
              to_regclass('pgmq.meta') IS NOT NULL AS meta,
+             to_regprocedure('pgmq.read(text,integer,integer,jsonb)') IS NOT NULL AS conditional,
              (SELECT array_agg(attname::text) FROM pg_attribute
                WHERE attrelid = to_regclass('pgmq.message_record') AND attnum > 0 AND NOT attisdropped) AS cols`);
     const row = probe.rows[0]!;
@@ -143,7 +144,8 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
     const cols = new Set(row.cols ?? []);
     const columns: sql.Columns = { headers: cols.has('headers'), lastReadAt: cols.has('last_read_at') };
     const info: ServerInfo = { backend: 'pgmq', serverVersion: `PostgreSQL ${row.version}`, schema, location, isolation: row.isolation };
-    return new PgmqBackend(pool, ctx, columns, info, sockets);
+    // pgmq 1.5+ (and the compat schema): read(queue, vt, qty, conditional jsonb); 1.4 has no filter.
+    return new PgmqBackend(pool, ctx, columns, info, sockets, row.conditional);
   } catch (e) {
     await closeWithin(() => pool.end(), sockets, CLOSE_GRACE_MS);
     throw mapPgError(e, ctx);
@@ -164,6 +166,7 @@ export class PgmqBackend implements Backend {
     readonly columns: sql.Columns,
     private readonly serverInfo: ServerInfo,
     private readonly sockets = new SocketTracker(),
+    conditionalRead = false,
   ) {
     this.capabilities = {
       archive: true,
@@ -174,6 +177,7 @@ export class PgmqBackend implements Backend {
       failedState: false,
       unlogged: true,
       jsonBodies: true,
+      receiveByRunId: conditionalRead,
     };
   }
 
@@ -349,17 +353,22 @@ export class PgmqBackend implements Backend {
     if (!Number.isInteger(options.qty) || options.qty < 1) throw invalidInput(`invalid quantity ${options.qty}`, 'give a whole number of 1 or more');
     const vt = options.vtSec ?? DEFAULT_VT_SEC;
     if (!Number.isInteger(vt) || vt < 0) throw invalidInput(`invalid visibility timeout ${vt}`, 'give a whole number of seconds, 0 or more');
-    if (options.dequeue === 'naive') return this.naiveReceive(queue, options.qty, vt, options.naivePauseMs ?? 0);
-    const rows = await this.run<MessageRow>(sql.readQuery(queue, vt, options.qty, this.columns), queue);
+    const runId = options.runId;
+    if (runId !== undefined && !this.capabilities.receiveByRunId) {
+      throw invalidInput('this pgmq cannot receive by run id (its read has no conditional before pgmq 1.5)', 'upgrade pgmq to 1.5 or later');
+    }
+    if (options.dequeue === 'naive') return this.naiveReceive(queue, options.qty, vt, options.naivePauseMs ?? 0, runId);
+    const q = runId === undefined ? sql.readQuery(queue, vt, options.qty, this.columns) : sql.readByRunIdQuery(queue, vt, options.qty, runId, this.columns);
+    const rows = await this.run<MessageRow>(q, queue);
     return rows.map((r) => toMessage(r, 'inflight'));
   }
 
-  private async naiveReceive(queue: string, qty: number, vt: number, pauseMs: number): Promise<Message[]> {
+  private async naiveReceive(queue: string, qty: number, vt: number, pauseMs: number, runId: string | undefined): Promise<Message[]> {
     const rel = await this.table(queue);
     return this.transaction(
       queue,
       async (client) => {
-        const sel = sql.naiveSelectQuery(rel, qty);
+        const sel = sql.naiveSelectQuery(rel, qty, runId);
         const candidates = await client.query<{ msg_id: string }>(sel.text, sel.values);
         if (candidates.rows.length === 0) return [];
         if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));

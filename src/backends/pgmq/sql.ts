@@ -167,13 +167,35 @@ export function readQuery(queue: string, vtSec: number, qty: number, cols: Colum
   };
 }
 
+/** Run id filter as pgmq's `conditional` (message @> condition): {"r": runId}. */
+const runIdCondition = (runId: string) => JSON.stringify({ r: runId });
+
+/**
+ * Only this run's messages (the tester on a queue holding others'): pgmq 1.5+ read's
+ * `conditional`, so foreign rows are neither locked nor counted. A separate statement: the
+ * plain read stays exactly as it is for normal runs.
+ */
+export function readByRunIdQuery(queue: string, vtSec: number, qty: number, runId: string, cols: Columns): Query {
+  return {
+    name: `smq_read_run_${variant(cols)}`,
+    text: `SELECT ${messageColumns(cols, 'r')} FROM pgmq.read($1::text, $2::integer, $3::integer, $4::jsonb) r`,
+    values: [queue, vtSec, qty, runIdCondition(runId)],
+  };
+}
+
 /**
  * The deliberately unsafe dequeue: candidates are selected without a lock, then updated by id.
  * Under READ COMMITTED two sessions can pick the same ids; the second UPDATE waits for the
  * first, re-checks only `msg_id = ANY(...)`, and hands the message out again. The tester uses
  * this to prove its checker catches double-dequeues. Never use it for real work.
  */
-export function naiveSelectQuery(rel: string, qty: number): Query {
+export function naiveSelectQuery(rel: string, qty: number, runId?: string): Query {
+  if (runId !== undefined) {
+    return {
+      text: `SELECT msg_id FROM ${rel} WHERE vt <= clock_timestamp() AND message @> $2::jsonb ORDER BY msg_id LIMIT $1::int`,
+      values: [qty, runIdCondition(runId)],
+    };
+  }
   return {
     text: `SELECT msg_id FROM ${rel} WHERE vt <= clock_timestamp() ORDER BY msg_id LIMIT $1::int`,
     values: [qty],

@@ -37,6 +37,7 @@ export const SQLITE_CAPABILITIES: Capabilities = Object.freeze({
   failedState: true,
   unlogged: false,
   jsonBodies: false,
+  receiveByRunId: true,
 });
 
 /** SmoothMQ's defaults for a new queue. */
@@ -533,24 +534,23 @@ class SqliteBackend implements Backend {
     const pauseMs = options.naivePauseMs ?? 0;
     if (!Number.isFinite(pauseMs) || pauseMs < 0) throw invalidInput(`naive pause must be >= 0 ms, got ${pauseMs}`);
 
-    return this.run(() => (mode === 'safe' ? this.claimSafely(name, qty, vtOverride) : this.claimNaively(name, qty, vtOverride, pauseMs)));
+    const runId = options.runId;
+    return this.run(() => (mode === 'safe' ? this.claimSafely(name, qty, vtOverride, runId) : this.claimNaively(name, qty, vtOverride, pauseMs, runId)));
   }
 
   /** One BEGIN IMMEDIATE transaction: choose, claim and read attributes under the write lock. */
-  private claimSafely(name: string, qty: number, vtOverride: bigint | undefined): Message[] {
+  private claimSafely(name: string, qty: number, vtOverride: bigint | undefined, runId: string | undefined): Message[] {
     return this.writeTx(() => {
       const q = this.requireQueue(name);
       const now = unixNow();
       const limit = this.rateAllowance(q, now, qty);
       if (limit === 0) return [];
       const vt = vtOverride ?? q.visibilityTimeoutSec;
-      const rows = this.stmt<MessageRow>(SQL.CLAIM_MESSAGES).all({
-        tenant: this.tenant,
-        queue: q.id,
-        now,
-        visibleAt: now + vt,
-        limit: BigInt(limit),
-      });
+      const params = { tenant: this.tenant, queue: q.id, now, visibleAt: now + vt, limit: BigInt(limit) };
+      const rows =
+        runId === undefined
+          ? this.stmt<MessageRow>(SQL.CLAIM_MESSAGES).all(params)
+          : this.stmt<MessageRow>(SQL.CLAIM_RUN_MESSAGES).all({ ...params, runId });
       rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       this.recordRate(q, now, rows.length);
       return this.toMessages(q, rows, now);
@@ -562,13 +562,16 @@ class SqliteBackend implements Backend {
    * then UPDATE them by id in a separate statement without checking they are still visible.
    * Two connections that select in the same window both get the same messages.
    */
-  private claimNaively(name: string, qty: number, vtOverride: bigint | undefined, pauseMs: number): Message[] {
+  private claimNaively(name: string, qty: number, vtOverride: bigint | undefined, pauseMs: number, runId: string | undefined): Message[] {
     const q = this.requireQueue(name);
     const now = unixNow();
     const limit = this.rateAllowance(q, now, qty);
     if (limit === 0) return [];
     const key = { tenant: this.tenant, queue: q.id };
-    const candidates = this.column<bigint>(SQL.NAIVE_SELECT_CANDIDATES).all({ ...key, now, limit: BigInt(limit) });
+    const candidates =
+      runId === undefined
+        ? this.column<bigint>(SQL.NAIVE_SELECT_CANDIDATES).all({ ...key, now, limit: BigInt(limit) })
+        : this.column<bigint>(SQL.NAIVE_SELECT_RUN_CANDIDATES).all({ ...key, now, limit: BigInt(limit), runId });
     if (candidates.length === 0) return [];
     blockingPause(pauseMs);
     const vt = vtOverride ?? q.visibilityTimeoutSec;

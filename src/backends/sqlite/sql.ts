@@ -114,6 +114,32 @@ export const CLAIM_MESSAGES = `UPDATE messages
     AND ${STILL_CLAIMABLE}
   RETURNING ${MESSAGE_COLUMNS}`;
 
+/**
+ * Only bodies that are a JSON object with "r" = @runId (the tester on a queue holding others'
+ * messages): anything else is not claimed, its tries untouched. Bodies come from strangers:
+ * read as text, and json_type / json_extract only once json_valid said yes (CASE keeps the order).
+ */
+const OF_RUN = `CASE WHEN json_valid(CAST(message AS TEXT))
+      THEN json_type(CAST(message AS TEXT), '$.r') = 'text' AND json_extract(CAST(message AS TEXT), '$.r') = @runId
+      ELSE 0 END`;
+
+/** CLAIM_MESSAGES for one run's messages only; a separate statement, the plain claim stays as it is. */
+export const CLAIM_RUN_MESSAGES = `UPDATE messages
+  SET delivered_at = @now, deliver_at = @visibleAt, tries = tries + 1
+  WHERE id IN (
+      SELECT id FROM messages
+      WHERE ${IN_QUEUE} AND ${CLAIMABLE} AND ${OF_RUN}
+      ${CLAIM_ORDER}
+      LIMIT @limit)
+    AND ${STILL_CLAIMABLE}
+  RETURNING ${MESSAGE_COLUMNS}`;
+
+/** NAIVE_SELECT_CANDIDATES for one run's messages only. */
+export const NAIVE_SELECT_RUN_CANDIDATES = `SELECT id FROM messages
+  WHERE ${IN_QUEUE} AND ${CLAIMABLE} AND ${OF_RUN}
+  ${CLAIM_ORDER}
+  LIMIT @limit`;
+
 /** naive dequeue, step 1 (SmoothMQ's own): pick candidates, no lock held afterwards. */
 export const NAIVE_SELECT_CANDIDATES = `SELECT id FROM messages
   WHERE ${IN_QUEUE} AND ${CLAIMABLE}

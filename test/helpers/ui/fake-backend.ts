@@ -28,6 +28,7 @@ export const PGMQ_CAPABILITIES: Capabilities = {
   failedState: false,
   unlogged: true,
   jsonBodies: true,
+  receiveByRunId: false,
 };
 
 export const SQLITE_CAPABILITIES: Capabilities = {
@@ -39,6 +40,7 @@ export const SQLITE_CAPABILITIES: Capabilities = {
   failedState: true,
   unlogged: false,
   jsonBodies: false,
+  receiveByRunId: false,
 };
 
 export interface FakeMessage {
