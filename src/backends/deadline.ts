@@ -48,7 +48,7 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, onExpire: () =>
  * The same Backend, each call raced against the deadline. close() is left alone: each
  * backend's own close() returns promptly whatever the server does (pgmq destroys sockets that
  * do not close in time), and a close that failed late must not fail a command that worked.
- * Methods a backend has beyond the contract (e.g. pgmq's connectionBudget) are guarded too;
+ * The contract's optional methods (health, pgmq's connectionBudget) are guarded too;
  * other properties pass through. Calls inside the backend are not wrapped twice.
  */
 export function guardBackend<B extends Backend>(backend: B, ms: number, location: string): B {

@@ -150,6 +150,21 @@ export interface HealthInfo {
   readonly warnings: readonly string[];
 }
 
+/** Backend.connectionBudget: how many more connections this role may open to this database now. */
+export interface ConnectionBudget {
+  /** Connections this role may still open to this database. */
+  readonly free: number;
+  readonly maxConnections: number;
+  /** superuser_reserved_connections (+ reserved_connections on PostgreSQL 16+). */
+  readonly reserved: number;
+  /** Client connections open on the server now. */
+  readonly inUse: number;
+  /** What sets `free`: max_connections, the database's CONNECTION LIMIT or the role's. */
+  readonly limitedBy: 'server' | 'database' | 'role';
+  /** That limit's value. */
+  readonly limit: number;
+}
+
 export interface ServerInfo {
   readonly backend: BackendKind;
   /** e.g. "PostgreSQL 15.18" or "SQLite 3.53.2". */
@@ -217,6 +232,13 @@ export interface Backend {
 
   /** Optional: a health line for `smq top`. */
   health?(): Promise<HealthInfo>;
+
+  /**
+   * Optional (pgmq): the connections still free for this role on this database, so that the
+   * tester can refuse a run needing more before it creates anything. A store without a
+   * connection limit (SQLite) leaves it out.
+   */
+  connectionBudget?(): Promise<ConnectionBudget>;
 
   close(): Promise<void>;
 }

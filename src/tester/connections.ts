@@ -1,6 +1,5 @@
 // Before a run: enough free connections on the server for every sender and receiver.
-import type { Backend } from '../backends/index.js';
-import type { ConnectionBudget } from '../backends/pgmq/backend.js';
+import type { Backend, ConnectionBudget } from '../backends/index.js';
 import { SmqError } from '../errors.js';
 
 /**
@@ -8,12 +7,12 @@ import { SmqError } from '../errors.js';
  * the server has free, before anything is created (a usage problem on this server: exit 2).
  */
 export async function checkConnections(backend: Backend, senders: number, receivers: number): Promise<void> {
-  const probe = (backend as Partial<{ connectionBudget(): Promise<ConnectionBudget> }>).connectionBudget;
-  if (typeof probe !== 'function') return;
+  // Optional in the contract: a store without a connection limit (SQLite) has none.
+  if (backend.connectionBudget === undefined) return;
   const need = senders + receivers;
   let b: ConnectionBudget;
   try {
-    b = await probe.call(backend);
+    b = await backend.connectionBudget();
   } catch {
     return; // the catalog could not be read: let the connections themselves tell
   }

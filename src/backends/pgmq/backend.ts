@@ -7,6 +7,7 @@ import { redactSecrets } from '../target.js';
 import type {
   Backend,
   Capabilities,
+  ConnectionBudget,
   CreateQueueOptions,
   HealthInfo,
   ListQueuesOptions,
@@ -491,20 +492,6 @@ export class PgmqBackend implements Backend {
   async close(): Promise<void> {
     await closeWithin(() => this.pool.end(), this.sockets, CLOSE_GRACE_MS);
   }
-}
-
-export interface ConnectionBudget {
-  /** Connections this role may still open to this database. */
-  readonly free: number;
-  readonly maxConnections: number;
-  /** superuser_reserved_connections (+ reserved_connections on PostgreSQL 16+). */
-  readonly reserved: number;
-  /** Client connections open on the server now. */
-  readonly inUse: number;
-  /** What sets `free`: max_connections, the database's CONNECTION LIMIT or the role's. */
-  readonly limitedBy: 'server' | 'database' | 'role';
-  /** That limit's value. */
-  readonly limit: number;
 }
 
 interface CatalogRow {
