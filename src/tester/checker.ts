@@ -19,74 +19,38 @@
 // therefore judged against that later one (its own lease must end before the later start).
 
 import type { CheckerOptions, CheckerSummary, FoundInQueue, MessageRef, SendOutcome } from './classes.js';
+import {
+  CHUNK_MASK,
+  F_ACK_FAILED,
+  F_DELETED,
+  F_DOUBLE,
+  F_DUPLICATED,
+  F_IN_QUEUE,
+  F_REDELIVERED,
+  F_RESURRECTED,
+  idHash,
+  isIndex,
+  SEND_ACKED,
+  SEND_MASK,
+  SEND_NONE,
+  SEND_UNCERTAIN,
+  SlotTable,
+  type Chunk,
+} from './checker-slots.js';
+import { tallyMessages } from './checker-tally.js';
 
 export * from './classes.js';
+export { CHUNK_BITS, CHUNK_SIZE, MAX_SEQ } from './checker-slots.js';
 
-export const CHUNK_BITS = 16;
-export const CHUNK_SIZE = 1 << CHUNK_BITS;
-const CHUNK_MASK = CHUNK_SIZE - 1;
-/** Sequence numbers are uint31 (they travel as JSON numbers; 2^31 per sender is plenty). */
-export const MAX_SEQ = 2 ** 31 - 1;
-/** With an open-ended run (--duration), how far past a sender's last reported send a delivery may be. */
-const GROW_SLACK_CHUNKS = 16;
 const OUT_OF_RANGE_DEDUP_LIMIT = 100_000;
 const PENDING_ID_LIMIT = 10_000;
 
-const SEND_MASK = 0b11;
-const SEND_NONE = 0;
-const SEND_ACKED = 1;
-const SEND_UNCERTAIN = 2;
-const F_DELETED = 1 << 2;
-const F_DOUBLE = 1 << 3;
-const F_REDELIVERED = 1 << 4;
-const F_RESURRECTED = 1 << 5;
-const F_ACK_FAILED = 1 << 6;
-/** Found in the queue when the run ended (acknowledged and never delivered: not lost). */
-const F_IN_QUEUE = 1 << 7;
-/** The queue held it twice: a second copy under another id, or a second successful delete. */
-const F_DUPLICATED = 1 << 8;
-
-interface Chunk {
-  readonly flags: Uint16Array;
-  readonly deliveries: Uint8Array;
-  readonly lastStart: Uint32Array;
-  readonly maxLeaseEnd: Uint32Array;
-  /** idHash of the first delivery's queue id; 0: none seen. */
-  readonly firstId: Uint32Array;
-}
-
-const BYTES_PER_MESSAGE = 15;
-
-function newChunk(size: number): Chunk {
-  return {
-    flags: new Uint16Array(size),
-    deliveries: new Uint8Array(size),
-    lastStart: new Uint32Array(size),
-    maxLeaseEnd: new Uint32Array(size),
-    firstId: new Uint32Array(size),
-  };
-}
-
-/** FNV-1a of a queue id's text, never 0 (0 means "no id"). Two ids colliding: 1 in 2^32. */
-function idHash(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return h >>> 0 || 1;
-}
-
-
-const isIndex = (v: number) => Number.isInteger(v) && v >= 0;
-
 export class DeliveryChecker {
   readonly senders: number;
-  private readonly capacity: number | undefined;
   private readonly sendsUnknown: boolean;
   private readonly clockBaseMs: number;
   private readonly maxExamples: number;
-  private readonly chunks: (Chunk | undefined)[][];
-  /** Highest sequence reported sent per sender (open-ended runs grow up to a slack past it). */
-  private readonly highestReported: Int32Array;
-  private bytes = 0;
+  private readonly slots: SlotTable;
 
   private sentCount = 0;
   private sendFailedCount = 0;
@@ -112,17 +76,15 @@ export class DeliveryChecker {
   constructor(options: CheckerOptions) {
     if (!isIndex(options.senders)) throw new RangeError('senders must be a whole number');
     this.senders = options.senders;
-    this.capacity = options.capacityPerSender;
     this.sendsUnknown = options.sendsUnknown === true;
     this.clockBaseMs = options.clockBaseMs ?? Date.now() - 7 * 86_400_000;
     this.maxExamples = options.maxExamples ?? 10;
-    this.chunks = Array.from({ length: this.senders }, () => []);
-    this.highestReported = new Int32Array(this.senders).fill(-1);
+    this.slots = new SlotTable(this.senders, options.capacityPerSender, this.sendsUnknown);
   }
 
   /** Bytes held in per-message typed arrays. */
   get byteLength(): number {
-    return this.bytes;
+    return this.slots.byteLength;
   }
   /** Sends acknowledged by the queue. */
   get ackedSends(): number {
@@ -149,29 +111,6 @@ export class DeliveryChecker {
     return rel > 0xffffffff ? 0xffffffff : rel;
   }
 
-  private inRange(sender: number, seq: number): boolean {
-    if (!isIndex(sender) || sender >= this.senders || !isIndex(seq) || seq > MAX_SEQ) return false;
-    return this.capacity === undefined || seq < this.capacity;
-  }
-
-  private chunk(sender: number, seq: number, grow: boolean): Chunk | undefined {
-    const perSender = this.chunks[sender]!;
-    const ci = seq >>> CHUNK_BITS;
-    const existing = perSender[ci];
-    if (existing || !grow) return existing;
-    if (this.capacity === undefined && !this.sendsUnknown) {
-      const limit = (Math.max(0, this.highestReported[sender]!) >>> CHUNK_BITS) + GROW_SLACK_CHUNKS;
-      if (ci > limit) return undefined;
-    }
-    // The last chunk of a fixed-size sender holds only what is needed.
-    const size = this.capacity === undefined ? CHUNK_SIZE : Math.min(CHUNK_SIZE, this.capacity - ci * CHUNK_SIZE);
-    const c = newChunk(size);
-    this.bytes += size * BYTES_PER_MESSAGE;
-    while (perSender.length < ci) perSender.push(undefined);
-    perSender[ci] = c;
-    return c;
-  }
-
   private example(list: MessageRef[], ref: MessageRef): void {
     if (list.length < this.maxExamples) list.push(ref);
   }
@@ -187,14 +126,14 @@ export class DeliveryChecker {
   /** A sender's outcome for messages firstSeq .. firstSeq+count-1. */
   recordSend(sender: number, firstSeq: number, count: number, outcome: SendOutcome): void {
     if (count <= 0) return;
-    if (!this.inRange(sender, firstSeq) || !this.inRange(sender, firstSeq + count - 1)) {
+    if (!this.slots.inRange(sender, firstSeq) || !this.slots.inRange(sender, firstSeq + count - 1)) {
       throw new RangeError(`send report out of range: sender ${sender}, seq ${firstSeq}+${count}`);
     }
     const last = firstSeq + count - 1;
-    if (last > this.highestReported[sender]!) this.highestReported[sender] = last;
+    this.slots.reported(sender, last);
     const state = outcome === 'acked' ? SEND_ACKED : SEND_UNCERTAIN;
     for (let seq = firstSeq; seq <= last; seq++) {
-      const c = this.chunk(sender, seq, true)!;
+      const c = this.slots.chunk(sender, seq, true)!;
       const i = seq & CHUNK_MASK;
       const f = c.flags[i]!;
       if ((f & SEND_MASK) !== SEND_NONE) continue; // reported once; a repeat changes nothing
@@ -218,8 +157,8 @@ export class DeliveryChecker {
    */
   recordDelivery(sender: number, seq: number, startMs: number, leaseUntilMs: number, id?: string, deliveredBefore = false): void {
     this.deliveryCount += 1;
-    if (!this.inRange(sender, seq)) return this.outOfRange(sender, seq, id);
-    const c = this.chunk(sender, seq, true);
+    if (!this.slots.inRange(sender, seq)) return this.outOfRange(sender, seq, id);
+    const c = this.slots.chunk(sender, seq, true);
     if (!c) return this.outOfRange(sender, seq, id);
     const i = seq & CHUNK_MASK;
     const f = c.flags[i]!;
@@ -287,10 +226,10 @@ export class DeliveryChecker {
    * (resurrected). Without ids it is counted a duplicate.
    */
   recordAck(sender: number, seq: number, ok: boolean, id?: string): void {
-    if (!this.inRange(sender, seq)) return;
+    if (!this.slots.inRange(sender, seq)) return;
     // (Receivers only acknowledge what they received, so the slot normally exists; when it
     // does not, allocate it anyway so that an event means the same whatever came before.)
-    const c = this.chunk(sender, seq, true);
+    const c = this.slots.chunk(sender, seq, true);
     if (!c) return;
     const i = seq & CHUNK_MASK;
     const f = c.flags[i]!;
@@ -318,11 +257,11 @@ export class DeliveryChecker {
    * - otherwise delivered and not yet deleted, nothing new ("known").
    */
   recordInQueue(sender: number, seq: number, id: string, again = false): FoundInQueue {
-    if (!this.inRange(sender, seq)) {
+    if (!this.slots.inRange(sender, seq)) {
       this.outOfRange(sender, seq, id);
       return 'unexpected';
     }
-    const c = this.chunk(sender, seq, true);
+    const c = this.slots.chunk(sender, seq, true);
     if (!c) {
       this.outOfRange(sender, seq, id);
       return 'unexpected';
@@ -376,64 +315,16 @@ export class DeliveryChecker {
    * or no receivers); undelivered acknowledged sends are then "notDrained", not lost.
    */
   summarize(options: { judgeLoss: boolean }): CheckerSummary {
-    let ok = 0;
-    let lost = 0;
-    let doubleDequeued = 0;
-    let duplicated = 0;
-    let redelivered = 0;
-    let resurrected = 0;
-    let unexpected = this.outOfRangeCount;
-    let uncertain = 0;
-    let notDrained = 0;
-    let notDeleted = 0;
-    const lostExamples: MessageRef[] = [];
-    const uncertainExamples: MessageRef[] = [];
-    const unexpectedExamples = [...this.detected.unexpected];
-    for (let sender = 0; sender < this.senders; sender++) {
-      const perSender = this.chunks[sender]!;
-      for (let ci = 0; ci < perSender.length; ci++) {
-        const c = perSender[ci];
-        if (!c) continue;
-        const { flags, deliveries } = c;
-        for (let i = 0; i < flags.length; i++) {
-          const f = flags[i]!;
-          const n = deliveries[i]!;
-          const state = f & SEND_MASK;
-          if (state === SEND_NONE && n === 0 && !(f & F_IN_QUEUE)) continue;
-          if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
-          if (f & F_DOUBLE) doubleDequeued += 1;
-          else if (f & F_DUPLICATED) duplicated += 1;
-          else if (f & F_RESURRECTED) resurrected += 1;
-          else if (state === SEND_NONE && this.sendsUnknown) {
-            if (n === 0) notDrained += 1;
-            else if (f & F_REDELIVERED) redelivered += 1;
-            else ok += 1;
-          }
-          else if (state === SEND_NONE && this.unreportedSenders.has(sender)) {
-            uncertain += 1;
-            if (uncertainExamples.length < this.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
-          } else if (state === SEND_NONE) {
-            unexpected += 1;
-            if (unexpectedExamples.length < this.maxExamples) {
-              const seq = ci * CHUNK_SIZE + i;
-              const id = this.pendingIds.get(sender * 2 ** 32 + seq);
-              unexpectedExamples.push(id === undefined ? { sender, seq } : { sender, seq, id });
-            }
-          } else if (state === SEND_UNCERTAIN) {
-            uncertain += 1;
-            if (uncertainExamples.length < this.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
-          } else if (n === 0) {
-            if (options.judgeLoss && !(f & F_IN_QUEUE)) {
-              lost += 1;
-              if (lostExamples.length < this.maxExamples) lostExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
-            } else {
-              notDrained += 1;
-            }
-          } else if (f & F_REDELIVERED) redelivered += 1;
-          else ok += 1;
-        }
-      }
-    }
+    const t = tallyMessages({
+      chunks: this.slots.chunks,
+      sendsUnknown: this.sendsUnknown,
+      unreportedSenders: this.unreportedSenders,
+      pendingIds: this.pendingIds,
+      maxExamples: this.maxExamples,
+      judgeLoss: options.judgeLoss,
+      outOfRange: this.outOfRangeCount,
+      unexpectedExamples: this.detected.unexpected,
+    });
     return {
       counts: {
         sent: this.sentCount,
@@ -442,25 +333,25 @@ export class DeliveryChecker {
         receivedUnique: this.uniqueCount,
         acknowledged: this.deletedCount,
         ackFailed: this.ackFailedCount,
-        ok,
-        lost,
-        doubleDequeued,
-        duplicated,
-        redelivered,
-        resurrected,
-        unexpected,
-        uncertain,
-        notDrained,
-        notDeleted,
+        ok: t.ok,
+        lost: t.lost,
+        doubleDequeued: t.doubleDequeued,
+        duplicated: t.duplicated,
+        redelivered: t.redelivered,
+        resurrected: t.resurrected,
+        unexpected: t.unexpected,
+        uncertain: t.uncertain,
+        notDrained: t.notDrained,
+        notDeleted: t.notDeleted,
       },
       examples: {
-        lost: lostExamples,
+        lost: t.lostExamples,
         doubleDequeued: [...this.detected.doubleDequeued],
         duplicated: [...this.detected.duplicated],
         redelivered: [...this.detected.redelivered],
         resurrected: [...this.detected.resurrected],
-        unexpected: unexpectedExamples,
-        uncertain: uncertainExamples,
+        unexpected: t.unexpectedExamples,
+        uncertain: t.uncertainExamples,
       },
     };
   }

@@ -1,0 +1,104 @@
+// The delivery checker's final count (DeliveryChecker.summarize): one pass over every
+// message's slot (checker-slots.ts), each message put in exactly one class.
+import type { CheckerCounts, MessageRef } from './classes.js';
+import {
+  CHUNK_SIZE,
+  F_DELETED,
+  F_DOUBLE,
+  F_DUPLICATED,
+  F_IN_QUEUE,
+  F_REDELIVERED,
+  F_RESURRECTED,
+  SEND_MASK,
+  SEND_NONE,
+  SEND_UNCERTAIN,
+  type Chunk,
+} from './checker-slots.js';
+
+export interface TallyInput {
+  /** Per sender, its chunks (undefined: never touched). */
+  readonly chunks: readonly (readonly (Chunk | undefined)[])[];
+  /** A drain of an earlier run: sends were never seen. */
+  readonly sendsUnknown: boolean;
+  /** Senders whose thread died: their unreported messages are uncertain. */
+  readonly unreportedSenders: ReadonlySet<number>;
+  /** Queue ids of deliveries whose send was never reported (key sender * 2^32 + seq). */
+  readonly pendingIds: ReadonlyMap<number, string>;
+  readonly maxExamples: number;
+  /** false: acknowledged sends never delivered are notDrained, not lost. */
+  readonly judgeLoss: boolean;
+  /** Deliveries already counted unexpected (out of range, malformed), and their examples. */
+  readonly outOfRange: number;
+  readonly unexpectedExamples: readonly MessageRef[];
+}
+
+export type Tally = Pick<
+  CheckerCounts,
+  'ok' | 'lost' | 'doubleDequeued' | 'duplicated' | 'redelivered' | 'resurrected' | 'unexpected' | 'uncertain' | 'notDrained' | 'notDeleted'
+> & {
+  readonly lostExamples: MessageRef[];
+  readonly uncertainExamples: MessageRef[];
+  readonly unexpectedExamples: MessageRef[];
+};
+
+export function tallyMessages(x: TallyInput): Tally {
+  let ok = 0;
+  let lost = 0;
+  let doubleDequeued = 0;
+  let duplicated = 0;
+  let redelivered = 0;
+  let resurrected = 0;
+  let unexpected = x.outOfRange;
+  let uncertain = 0;
+  let notDrained = 0;
+  let notDeleted = 0;
+  const lostExamples: MessageRef[] = [];
+  const uncertainExamples: MessageRef[] = [];
+  const unexpectedExamples = [...x.unexpectedExamples];
+  for (let sender = 0; sender < x.chunks.length; sender++) {
+    const perSender = x.chunks[sender]!;
+    for (let ci = 0; ci < perSender.length; ci++) {
+      const c = perSender[ci];
+      if (!c) continue;
+      const { flags, deliveries } = c;
+      for (let i = 0; i < flags.length; i++) {
+        const f = flags[i]!;
+        const n = deliveries[i]!;
+        const state = f & SEND_MASK;
+        if (state === SEND_NONE && n === 0 && !(f & F_IN_QUEUE)) continue;
+        if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
+        if (f & F_DOUBLE) doubleDequeued += 1;
+        else if (f & F_DUPLICATED) duplicated += 1;
+        else if (f & F_RESURRECTED) resurrected += 1;
+        else if (state === SEND_NONE && x.sendsUnknown) {
+          if (n === 0) notDrained += 1;
+          else if (f & F_REDELIVERED) redelivered += 1;
+          else ok += 1;
+        }
+        else if (state === SEND_NONE && x.unreportedSenders.has(sender)) {
+          uncertain += 1;
+          if (uncertainExamples.length < x.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
+        } else if (state === SEND_NONE) {
+          unexpected += 1;
+          if (unexpectedExamples.length < x.maxExamples) {
+            const seq = ci * CHUNK_SIZE + i;
+            const id = x.pendingIds.get(sender * 2 ** 32 + seq);
+            unexpectedExamples.push(id === undefined ? { sender, seq } : { sender, seq, id });
+          }
+        } else if (state === SEND_UNCERTAIN) {
+          uncertain += 1;
+          if (uncertainExamples.length < x.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
+        } else if (n === 0) {
+          if (x.judgeLoss && !(f & F_IN_QUEUE)) {
+            lost += 1;
+            if (lostExamples.length < x.maxExamples) lostExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
+          } else {
+            notDrained += 1;
+          }
+        } else if (f & F_REDELIVERED) redelivered += 1;
+        else ok += 1;
+      }
+    }
+  }
+  return { ok, lost, doubleDequeued, duplicated, redelivered, resurrected, unexpected, uncertain, notDrained, notDeleted, lostExamples, uncertainExamples, unexpectedExamples };
+}
