@@ -2,6 +2,7 @@
 // smq's own pgmq-compatible schema (sql/pgmq-compat.sql). Idempotent; never overwrites pgmq.
 import { readFileSync } from 'node:fs';
 import type { ClientBase } from 'pg';
+import * as sql from './sql.js';
 
 export const COMPAT_SQL_PATH = new URL('../../../sql/pgmq-compat.sql', import.meta.url);
 
@@ -31,10 +32,10 @@ export async function initPgmq(client: ClientBase): Promise<InitResult> {
   if (existing) return { mode: 'compat-existing', version: existing };
   if (await hasForeignPgmqSchema(client)) return { mode: 'sql-existing', version: 'unknown' };
 
-  const available = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pgmq'");
+  const available = await client.query(sql.EXTENSION_AVAILABLE);
   if (available.rowCount) {
     try {
-      await client.query('CREATE EXTENSION IF NOT EXISTS pgmq');
+      await client.query(sql.CREATE_EXTENSION);
       return { mode: 'extension-created', version: (await extensionVersion(client)) ?? 'unknown' };
     } catch {
       // Available but not creatable here (e.g. no privilege): fall back to the compat schema.
@@ -44,46 +45,40 @@ export async function initPgmq(client: ClientBase): Promise<InitResult> {
   // A session lock, taken before the transaction starts: the transaction that follows then
   // begins with fresh catalog caches and sees a schema another init committed meanwhile
   // (a lock taken inside the transaction would leave its cached "no such table" in place).
-  await client.query('SELECT pg_advisory_lock($1)', [INSTALL_LOCK_KEY]);
+  await client.query(sql.ADVISORY_LOCK, [INSTALL_LOCK_KEY]);
   try {
     const now = await compatVersion(client);
     if (now) return { mode: 'compat-existing', version: now };
     // One transaction: either the whole schema is there afterwards, or none of it.
-    await client.query('BEGIN');
+    await client.query(sql.BEGIN);
     try {
       await client.query(compatSql());
-      await client.query('COMMIT');
+      await client.query(sql.COMMIT);
     } catch (e) {
-      await client.query('ROLLBACK');
+      await client.query(sql.ROLLBACK);
       throw e;
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [INSTALL_LOCK_KEY]);
+    await client.query(sql.ADVISORY_UNLOCK, [INSTALL_LOCK_KEY]);
   }
   return { mode: 'compat-installed', version: (await compatVersion(client)) ?? 'unknown' };
 }
 
 async function extensionVersion(client: ClientBase): Promise<string | null> {
-  const r = await client.query<{ extversion: string }>(
-    "SELECT extversion FROM pg_extension WHERE extname = 'pgmq'",
-  );
+  const r = await client.query<{ extversion: string }>(sql.EXTENSION_VERSION);
   return r.rows[0]?.extversion ?? null;
 }
 
 /** pgmq.meta exists but smq did not make it: pgmq installed from its SQL file. */
 async function hasForeignPgmqSchema(client: ClientBase): Promise<boolean> {
-  const r = await client.query<{ is_foreign: boolean }>(
-    "SELECT to_regclass('pgmq.meta') IS NOT NULL AND to_regclass('pgmq.smq_compat') IS NULL AS is_foreign",
-  );
+  const r = await client.query<{ is_foreign: boolean }>(sql.FOREIGN_PGMQ_SCHEMA);
   return r.rows[0]?.is_foreign ?? false;
 }
 
 /** The compat schema records its version in pgmq.smq_compat; null when it is not installed. */
 export async function compatVersion(client: ClientBase): Promise<string | null> {
-  const r = await client.query<{ present: boolean }>(
-    "SELECT to_regclass('pgmq.smq_compat') IS NOT NULL AS present",
-  );
+  const r = await client.query<{ present: boolean }>(sql.COMPAT_PRESENT);
   if (!r.rows[0]?.present) return null;
-  const v = await client.query<{ version: string }>('SELECT version FROM pgmq.smq_compat LIMIT 1');
+  const v = await client.query<{ version: string }>(sql.COMPAT_VERSION);
   return v.rows[0]?.version ?? null;
 }

@@ -45,7 +45,7 @@ export async function runSendStatements(client: QueryClient, statements: readonl
 
 /** Whether the database's encoding is UTF8 (then every character a body has fits). */
 export async function serverIsUtf8(client: QueryClient): Promise<boolean> {
-  const r = await client.query<{ server_encoding: string }>('SHOW server_encoding');
+  const r = await client.query<{ server_encoding: string }>(sql.SERVER_ENCODING);
   return r.rows[0]?.server_encoding === 'UTF8';
 }
 
@@ -71,7 +71,7 @@ export async function firstRefusedBody(client: QueryClient, bodies: readonly str
   });
   const parse = async (from: number, to: number): Promise<RefusedBody | undefined> => {
     try {
-      await client.query({ text: 'SELECT cardinality($1::jsonb[]) AS n', values: [doubtful.slice(from, to).map((i) => bodies[i]!)] });
+      await client.query(sql.parseBodiesQuery(doubtful.slice(from, to).map((i) => bodies[i]!)));
       return undefined;
     } catch (e) {
       if (!isBodyError(e)) throw e;

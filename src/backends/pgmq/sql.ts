@@ -259,3 +259,83 @@ export function deleteQuery(queue: string, ids: readonly string[]): Query {
 export function archiveQuery(queue: string, ids: readonly string[]): Query {
   return { name: 'smq_archive', text: 'SELECT * FROM pgmq.archive($1::text, $2::bigint[]) AS id', values: [queue, ids] };
 }
+
+// ---- queue admin, server probes and transactions ---------------------------------------
+
+export function createQueueQuery(queue: string, unlogged: boolean): Query {
+  return { text: unlogged ? 'SELECT pgmq.create_unlogged($1::text)' : 'SELECT pgmq.create($1::text)', values: [queue] };
+}
+
+/** `queue` is the name as pgmq.meta stores it: pgmq's drop removes the meta row of that exact name. */
+export function dropQueueQuery(queue: string): Query {
+  return { text: 'SELECT pgmq.drop_queue($1::text)', values: [queue] };
+}
+
+export function purgeQueueQuery(queue: string): Query {
+  return { text: 'SELECT pgmq.purge_queue($1::text) AS n', values: [queue] };
+}
+
+/** What opening a backend asks the server once: versions, isolation, which pgmq and its columns. */
+export const PROBE = `
+      SELECT current_setting('server_version') AS version,
+             current_setting('transaction_isolation') AS isolation,
+             (SELECT extversion FROM pg_extension WHERE extname = 'pgmq') AS ext,
+             to_regclass('pgmq.smq_compat') IS NOT NULL AS compat,
+             to_regclass('pgmq.meta') IS NOT NULL AS meta,
+             to_regprocedure('pgmq.read(text,integer,integer,jsonb)') IS NOT NULL AS conditional,
+             (SELECT array_agg(attname::text) FROM pg_attribute
+               WHERE attrelid = to_regclass('pgmq.message_record') AND attnum > 0 AND NOT attisdropped) AS cols`;
+
+/** top's health line: what holds back vacuum (a transaction or a replication slot), dead tuples. */
+export const HEALTH: Query = {
+  text: `SELECT
+        (SELECT age(backend_xmin) FROM pg_stat_activity WHERE backend_xmin IS NOT NULL ORDER BY age(backend_xmin) DESC LIMIT 1) AS xact_age,
+        (SELECT pid FROM pg_stat_activity WHERE backend_xmin IS NOT NULL ORDER BY age(backend_xmin) DESC LIMIT 1) AS xact_pid,
+        (SELECT slot_name::text FROM pg_replication_slots WHERE xmin IS NOT NULL OR catalog_xmin IS NOT NULL
+           ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC NULLS LAST LIMIT 1) AS slot,
+        (SELECT greatest(age(xmin), age(catalog_xmin)) FROM pg_replication_slots
+           ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC NULLS LAST LIMIT 1) AS slot_age,
+        (SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE schemaname = 'pgmq') AS dead,
+        (SELECT sum(n_live_tup) FROM pg_stat_user_tables WHERE schemaname = 'pgmq') AS live`,
+  values: [],
+};
+
+/** The connection limits of the server, this database and this role, and what is in use. */
+export const CONNECTION_BUDGET: Query = {
+  text: `SELECT current_setting('max_connections')::int AS max_conn,
+        current_setting('superuser_reserved_connections')::int AS su_reserved,
+        coalesce(current_setting('reserved_connections', true)::int, 0) AS reserved,
+        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS in_use,
+        (SELECT datconnlimit FROM pg_database WHERE datname = current_database()) AS db_limit,
+        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database())::int AS db_in_use,
+        (SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user) AS role_limit,
+        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND usename = current_user)::int AS role_in_use`,
+  values: [],
+};
+
+export const BEGIN = 'BEGIN';
+/** The naive dequeue's race needs READ COMMITTED, whatever the connection's default. */
+export const BEGIN_READ_COMMITTED = 'BEGIN ISOLATION LEVEL READ COMMITTED';
+export const COMMIT = 'COMMIT';
+export const ROLLBACK = 'ROLLBACK';
+
+// ---- sending: the body check (send.ts) ---------------------------------------------------
+
+export const SERVER_ENCODING = 'SHOW server_encoding';
+
+/** Parses each body as jsonb and stores nothing: the server's own refusal names the body. */
+export function parseBodiesQuery(bodies: readonly string[]): Query {
+  return { text: 'SELECT cardinality($1::jsonb[]) AS n', values: [bodies] };
+}
+
+// ---- smq init (install.ts) ---------------------------------------------------------------
+
+export const EXTENSION_AVAILABLE = "SELECT 1 FROM pg_available_extensions WHERE name = 'pgmq'";
+export const CREATE_EXTENSION = 'CREATE EXTENSION IF NOT EXISTS pgmq';
+export const EXTENSION_VERSION = "SELECT extversion FROM pg_extension WHERE extname = 'pgmq'";
+/** pgmq.meta exists but smq did not make it: pgmq installed from its SQL file. */
+export const FOREIGN_PGMQ_SCHEMA = "SELECT to_regclass('pgmq.meta') IS NOT NULL AND to_regclass('pgmq.smq_compat') IS NULL AS is_foreign";
+export const COMPAT_PRESENT = "SELECT to_regclass('pgmq.smq_compat') IS NOT NULL AS present";
+export const COMPAT_VERSION = 'SELECT version FROM pgmq.smq_compat LIMIT 1';
+export const ADVISORY_LOCK = 'SELECT pg_advisory_lock($1)';
+export const ADVISORY_UNLOCK = 'SELECT pg_advisory_unlock($1)';

@@ -1,0 +1,53 @@
+// What the pgmq backend tells about the server rather than a queue: top's health line and
+// the tester's connection budget.
+import type { ConnectionBudget, HealthInfo } from '../types.js';
+import { toNumber, type PgmqSession } from './session.js';
+import * as sql from './sql.js';
+
+export async function health(s: PgmqSession): Promise<HealthInfo> {
+  const rows = await s.run<{ xact_age: number | null; xact_pid: number | null; slot: string | null; slot_age: number | null; dead: string | null; live: string | null }>(sql.HEALTH);
+  const r = rows[0]!;
+  const parts: string[] = [];
+  const warnings: string[] = [];
+  if (r.slot && (r.slot_age ?? 0) >= (r.xact_age ?? 0)) parts.push(`vacuum held by slot ${r.slot} (${r.slot_age} xids)`);
+  else if (r.xact_age !== null) parts.push(`oldest xmin: pid ${r.xact_pid} (${r.xact_age} xids)`);
+  else parts.push('vacuum not held back');
+  const dead = toNumber(r.dead);
+  const live = toNumber(r.live);
+  parts.push(`dead tuples in queue tables: ${dead}`);
+  if (dead > 100_000 && dead > live) warnings.push(`queue tables hold ${dead} dead tuples (more than live ones): vacuum is falling behind`);
+  if ((r.xact_age ?? 0) > 1_000_000) warnings.push(`a transaction (pid ${r.xact_pid}) has held back vacuum for ${r.xact_age} xids`);
+  return { summary: parts.join(' · '), warnings };
+}
+
+/**
+ * How many more connections this role may open to this database now: max_connections
+ * minus the reserved slots minus the client connections open (this one included), and
+ * the database's and the role's own connection limits.
+ */
+export async function connectionBudget(s: PgmqSession): Promise<ConnectionBudget> {
+  const rows = await s.run<{
+    max_conn: number;
+    su_reserved: number;
+    reserved: number;
+    in_use: number;
+    db_limit: number | null;
+    db_in_use: number;
+    role_limit: number | null;
+    role_in_use: number;
+  }>(sql.CONNECTION_BUDGET);
+  const r = rows[0]!;
+  const reserved = r.su_reserved + r.reserved;
+  let free = r.max_conn - reserved - r.in_use;
+  let limitedBy: ConnectionBudget['limitedBy'] = 'server';
+  if (r.db_limit !== null && r.db_limit >= 0 && r.db_limit - r.db_in_use < free) {
+    free = r.db_limit - r.db_in_use;
+    limitedBy = 'database';
+  }
+  if (r.role_limit !== null && r.role_limit >= 0 && r.role_limit - r.role_in_use < free) {
+    free = r.role_limit - r.role_in_use;
+    limitedBy = 'role';
+  }
+  const limit = limitedBy === 'database' ? r.db_limit! : limitedBy === 'role' ? r.role_limit! : r.max_conn;
+  return { free: Math.max(0, free), maxConnections: r.max_conn, reserved, inUse: r.in_use, limitedBy, limit };
+}
