@@ -18,13 +18,21 @@
 //
 // Environment: BENCH_SECONDS (default 10), BENCH_TRIALS (5), BENCH_CLIENTS (8),
 // BENCH_SIZE (body bytes, 256), BENCH_RATE (200), SMQ_PG_BIN (PostgreSQL binaries),
-// BENCH_ONLY=rate (only the fixed-rate latency comparison).
+// BENCH_ONLY=rate (only the fixed-rate latency comparison), BENCH_ONLY=pipeline (only the
+// hot-path comparison below, about 2.5 minutes), BENCH_PIPELINE_SECONDS / _ROUNDS (its rounds).
+//
+// The hot path (bench/pipeline.js): wire.ts against node-postgres's pipeline mode, same
+// statements, 8 connections a side, paired rounds; on smq's compat schema and, when
+// SMQ_TEST_PGMQ_DIR (or ../shared/pgmq) holds the releases, on the real pgmq 1.13.0.
+// The targets table: tester/pgbench throughput ratios and tester CPU per message against
+// pgbench's client CPU per transaction (pgbench run under sh, whose `times` reports it).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPgServer } from './pg-server.js';
+import { comparePipelines, createRealPgmqDatabase, pipelineLines, realPgmqDir } from './pipeline.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = join(BENCH, '..');
@@ -127,15 +135,26 @@ let clientCpus = null;
 const placed = (file, args) => (clientCpus === null ? [file, args] : ['taskset', ['-c', clientCpus, file, ...args]]);
 
 const pgbenchTarget = () => ['-D', `queue=${Q}`, '-D', `body=${padded}`, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'];
+/** pgbench's own CPU (user + system, µs) per transaction in the last pgbench() run. */
+let lastPgbenchCpuUsPerTx = NaN;
 function pgbench(script, seconds) {
-  const out = execFileSync(
-    ...placed('pgbench', ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, ...pgbenchTarget()]),
-    { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
-  );
+  // Run under sh, whose `times` then prints the CPU its child (pgbench) used: the client CPU
+  // per transaction beside the tester's CPU per message.
+  const [file, args] = placed('pgbench', ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, ...pgbenchTarget()]);
+  const out = execFileSync('sh', ['-c', '"$@"; s=$?; times; exit $s', 'sh', file, ...args], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } });
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
   if (!m) throw new Error(`cannot read pgbench output:\n${out}`);
+  const tx = /number of transactions actually processed: (\d+)/.exec(out);
+  const times = [...out.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
+  lastPgbenchCpuUsPerTx = tx && times ? ((Number(times[1]) + Number(times[3])) * 60 + Number(times[2]) + Number(times[4])) * 1e6 / Number(tx[1]) : NaN;
   return Number(m[1]);
 }
+
+/** The tester's CPU (all its threads, the whole run) per message: per message received when it receives, else per message sent. */
+const testerCpuUsPerMessage = (r) => {
+  const messages = r.config.receivers > 0 ? r.counts.received : r.counts.sent;
+  return ((r.tester.cpuPercentOfCores / 100) * r.tester.cores * r.durationMs * 1000) / Math.max(1, messages);
+};
 
 // ---- smq tester (the real binary) -------------------------------------------------------
 function tester(args) {
@@ -309,6 +328,37 @@ function rateLines(rounds) {
   ];
 }
 
+// ---- the hot path: wire.ts against node-postgres's pipeline mode -------------------------
+const PIPE = { clients: CLIENTS, seconds: Number(process.env.BENCH_PIPELINE_SECONDS ?? (ONLY === 'pipeline' ? 3 : 5)), rounds: Number(process.env.BENCH_PIPELINE_ROUNDS ?? (ONLY === 'pipeline' ? 5 : TRIALS)) };
+async function pipelineSection() {
+  const run = (url, label) => comparePipelines({ pg, dist: join(REPO, 'dist'), url, ...PIPE, bodyBytes: SIZE, label, log });
+  const lines = ['## The hot path: wire.ts against node-postgres pipeline mode', ''];
+  log(`wire.ts vs pg pipeline mode, smq compat schema: ${PIPE.rounds} paired rounds of ${PIPE.seconds}s per side`);
+  lines.push(...pipelineLines(`smq compat schema ${pgmqVersion}`, await run(server.url, 'compat'), PIPE));
+  const dir = realPgmqDir(REPO);
+  if (dir === undefined) {
+    log('real pgmq 1.13.0 skipped: set SMQ_TEST_PGMQ_DIR (or put ../shared/pgmq beside the repo)');
+    lines.push('- real pgmq 1.13.0: skipped (no SMQ_TEST_PGMQ_DIR, no ../shared/pgmq)', '');
+  } else {
+    const url = await createRealPgmqDatabase(pg, server.url, dir);
+    log(`wire.ts vs pg pipeline mode, real pgmq 1.13.0 (${dir}): ${PIPE.rounds} paired rounds of ${PIPE.seconds}s per side`);
+    lines.push(...pipelineLines('real pgmq 1.13.0 (plain SQL install)', await run(url, 'pgmq 1.13.0'), PIPE));
+  }
+  lines.push(`- load average when this part ended: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.availableParallelism()} cores, shared)`, '');
+  return lines;
+}
+
+if (ONLY === 'pipeline') {
+  const text = [`# smq hot path benchmark (BENCH_ONLY=pipeline), ${environment.date.slice(0, 10)}`, '', '## Environment', '', ...Object.entries(environment).map(([k, v]) => `- ${k}: ${v}`), '', ...(await pipelineSection())].join('\n');
+  await client.end();
+  mkdirSync(join(BENCH, 'results'), { recursive: true });
+  const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}-pipeline.md`);
+  writeFileSync(file, text);
+  process.stdout.write(text + '\n');
+  log(`written to ${file}`);
+  process.exit(0);
+}
+
 if (ONLY === 'rate') {
   log(`only the fixed-rate latency comparison (BENCH_ONLY=rate): ${TRIALS} paired rounds of ${SECONDS}s`);
   const text = [`# smq tester benchmark (fixed-rate latency only), ${environment.date.slice(0, 10)}`, '', '## Environment', '', ...Object.entries(environment).map(([k, v]) => `- ${k}: ${v}`), '', ...rateLines(await rateLatency())].join('\n');
@@ -337,17 +387,24 @@ async function interleaved(label, script, testerArgs, pick, extra, layouts = LAY
   await sql("SELECT pgmq.create('bench_tester')");
   log(`${label}: warm-up`);
   pgbench(script, WARMUP_SECONDS);
-  for (const [, layout] of layouts) await tester([...testerArgs(0), ...layout, '--queue', 'bench_tester', '--duration', `${WARMUP_SECONDS}s`]);
-  const out = { pgbench: [], tester: Object.fromEntries(layouts.map(([name]) => [name, { values: [], reports: [], ratios: [] }])), extra: [] };
+  for (const [, layout] of layouts) {
+    // A send-only warm-up leaves its messages behind; the tester refuses a queue that holds some.
+    await sql("SELECT pgmq.purge_queue('bench_tester')");
+    await tester([...testerArgs(0), ...layout, '--queue', 'bench_tester', '--duration', `${WARMUP_SECONDS}s`]);
+  }
+  const out = { pgbench: [], pgbenchCpu: [], tester: Object.fromEntries(layouts.map(([name]) => [name, { values: [], reports: [], ratios: [], cpuRatios: [] }])), extra: [] };
   for (let i = 0; i < TRIALS; i++) {
     const ref = await pgbenchTrial(script);
     out.pgbench.push(ref);
+    const refCpu = lastPgbenchCpuUsPerTx;
+    out.pgbenchCpu.push(refCpu);
     for (const [name, layout] of layouts) {
       const r = await testerTrial([...testerArgs(ref), ...layout]);
       const t = out.tester[name];
       t.reports.push(r);
       t.values.push(pick(r));
       t.ratios.push(pick(r) / ref);
+      t.cpuRatios.push(testerCpuUsPerMessage(r) / refCpu);
     }
     if (extra) out.extra.push({ value: await extra(), ref });
     log(`${label}: round ${i + 1}/${TRIALS}: pgbench ${round(ref)}/s, ` + layouts.map(([name]) => `${name} ${round(out.tester[name].values.at(-1))}/s`).join(', '));
@@ -392,6 +449,8 @@ results.cycle = await interleaved(
 
 log(`1 sender at --rate ${RATE} against pgbench -c 1 -R ${RATE}: latency in ${TRIALS} paired rounds`);
 results.rate = await rateLatency();
+
+results.pipeline = await pipelineSection();
 
 log('smq tester on SQLite (embedded file)');
 results.sqlite = {};
@@ -497,6 +556,27 @@ lines.push(
   `| pgmq.send | bare node-postgres loop (pg.Client), ${CLIENTS} connections in one thread, no tester | ${round(median(bare.map((b) => b.ref)))} | ${round(median(bare.map((b) => b.value)))} | ${median(bare.map((b) => b.value / b.ref)).toFixed(2)} | ${trialsText(bare.map((b) => b.value))} | ${trialsText(bare.map((b) => b.ref))} |`,
 );
 lines.push('');
+{
+  // The issue-14 targets: send-only 8 senders and the 4 + 4 cycle at >= 0.95x pgbench, and the
+  // tester's CPU per message on that cycle at most 1.5x pgbench's client CPU per transaction.
+  const sendDefault = results.send.tester[LAYOUTS[0][0]];
+  const cycleHalf = results.cycle.tester[CYCLE_LAYOUTS.at(-1)[0]];
+  const us = (xs) => `${median(xs).toFixed(1)} µs`;
+  lines.push('### Targets', '');
+  lines.push('| target | measured (median of paired rounds) | per-round | bar | met |');
+  lines.push('|---|---:|---|---|---|');
+  const row = (what, xs, ok, bar) => lines.push(`| ${what} | **${median(xs).toFixed(2)}** | ${xs.map((x) => x.toFixed(2)).join(', ')} | ${bar} | ${ok(median(xs)) ? 'yes' : 'no'} |`);
+  row(`send-only, ${CLIENTS} senders (default layout) / pgbench -c ${CLIENTS}`, sendDefault.ratios, (x) => x >= 0.95, '≥ 0.95');
+  row(`cycle, ${HALF} + ${HALF} / pgbench -c ${CLIENTS}`, cycleHalf.ratios, (x) => x >= 0.95, '≥ 0.95');
+  row(`tester CPU per message on the ${HALF} + ${HALF} cycle / pgbench client CPU per cycle`, cycleHalf.cpuRatios, (x) => x <= 1.5, '≤ 1.5');
+  lines.push('');
+  lines.push(
+    `- CPU per message: tester ${us(cycleHalf.reports.map(testerCpuUsPerMessage))} (all its threads over the whole run, per message received), ` +
+      `pgbench ${us(results.cycle.pgbenchCpu)} per cycle (its process's user + system time, from sh's times, per transaction); ` +
+      `send-only: tester ${us(sendDefault.reports.map(testerCpuUsPerMessage))} per message sent, pgbench ${us(results.send.pgbenchCpu)} per send, ratio ${median(sendDefault.cpuRatios).toFixed(2)}`,
+    '',
+  );
+}
 lines.push("- ratio: the median of the rounds' ratios (each tester trial divided by the pgbench trial of its own round).");
 for (const [name] of LAYOUTS) {
   const send = results.send.tester[name].reports;
@@ -538,6 +618,7 @@ if (results.placement) {
 }
 lines.push('');
 lines.push(...rateLines(results.rate));
+lines.push(...results.pipeline);
 lines.push('## Tester on SQLite (embedded file, safe dequeue)', '');
 lines.push('| senders × receivers, batch | received (msg/s) | trials | end-to-end | verdict |');
 lines.push('|---|---:|---|---|---|');
