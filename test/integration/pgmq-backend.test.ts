@@ -2,13 +2,24 @@
 // server, estimated stats for large queues, the naive dequeue's double deliveries, health.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { openPgmqBackend, type PgmqBackend } from '../../src/backends/pgmq/backend.js';
+import { openPgmqBackend, pgmqBackendOn, pgmqClientConfig, type PgmqBackend } from '../../src/backends/pgmq/backend.js';
 import { SmqError } from '../../src/errors.js';
 import { freePort } from '../helpers/pg-server.js';
 import { uniqueQueue } from '../helpers/backends.js';
 
 const url = () => inject('pgUrl');
 const password = () => decodeURIComponent(new URL(url()).password);
+
+/**
+ * A backend over a pg.Pool the test holds: made as smq makes its connections (same settings),
+ * so SQL the test runs on the pool goes over the backend's own connections.
+ */
+async function openOwned(options: Parameters<typeof pgmqClientConfig>[1] = {}): Promise<{ backend: PgmqBackend; pool: pg.Pool }> {
+  const { config, ctx } = await pgmqClientConfig(url(), options);
+  const pool = new pg.Pool({ ...config, max: 4 });
+  pool.on('error', () => {});
+  return { backend: await pgmqBackendOn(pool, ctx), pool };
+}
 
 async function failure(p: Promise<unknown>): Promise<SmqError> {
   const e = await p.then(
@@ -115,13 +126,13 @@ describe('with a queue', () => {
   });
 
   test('read-only is enforced by the server, not only by smq', async () => {
-    const ro = await openPgmqBackend(url(), { readOnly: true });
+    const { backend: ro, pool } = await openOwned({ readOnly: true });
     try {
       expect((await ro.listQueues()).some((s) => s.name === q)).toBe(true);
       const e = await failure(ro.send(q, { body: '{"n": 1}' }));
       expect(e.kind).toBe('read-only');
       // Even SQL that bypasses the backend's methods is refused on this connection.
-      await expect(ro.pool.query(`SELECT pgmq.send($1::text, '{}'::jsonb)`, [q])).rejects.toMatchObject({ code: '25006' });
+      await expect(pool.query(`SELECT pgmq.send($1::text, '{}'::jsonb)`, [q])).rejects.toMatchObject({ code: '25006' });
     } finally {
       await ro.close();
     }
@@ -129,9 +140,9 @@ describe('with a queue', () => {
   });
 
   test('the isolation level asked for is the one in effect', async () => {
-    const s = await openPgmqBackend(url(), { isolation: 'serializable' });
+    const { backend: s, pool } = await openOwned({ isolation: 'serializable' });
     try {
-      const r = await s.pool.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level");
+      const r = await pool.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level");
       expect(r.rows[0]?.level).toBe('serializable');
     } finally {
       await s.close();
@@ -141,12 +152,14 @@ describe('with a queue', () => {
   test('large queues get estimated counts (marked), small ones exact', async () => {
     const big = uniqueQueue('big');
     await b.createQueue(big);
+    const admin = new pg.Client({ connectionString: url() });
+    await admin.connect();
     try {
-      await b.pool.query(
+      await admin.query(
         `INSERT INTO pgmq.${'q_' + big} (vt, message) SELECT now(), jsonb_build_object('i', g) FROM generate_series(1, 3000) g`,
       );
       await b.receive(big, { qty: 10, vtSec: 300 });
-      await b.pool.query(`ANALYZE pgmq.${'q_' + big}`);
+      await admin.query(`ANALYZE pgmq.${'q_' + big}`);
       const exact = (await b.listQueues({ exactThreshold: 1_000_000 })).find((s) => s.name === big)!;
       expect(exact).toMatchObject({ total: 3000, inFlight: 10, ready: 2990, estimated: false });
       const est = (await b.listQueues({ exactThreshold: 100 })).find((s) => s.name === big)!;
@@ -156,6 +169,7 @@ describe('with a queue', () => {
       expect(est.total).toBeLessThan(4000);
       expect(est.oldestAgeSec).not.toBeNull();
     } finally {
+      await admin.end();
       await b.dropQueue(big);
     }
   });
@@ -163,18 +177,20 @@ describe('with a queue', () => {
   test('listQueues makes a bounded number of round trips: one, plus one per hundred queues', async () => {
     const extra = [uniqueQueue('rt'), uniqueQueue('rt'), uniqueQueue('rt')];
     for (const x of extra) await b.createQueue(x);
+    const { backend: counted, pool } = await openOwned();
     let calls = 0;
-    const original = b.pool.query.bind(b.pool);
-    (b.pool as { query: unknown }).query = (...args: unknown[]) => {
+    const original = pool.query.bind(pool);
+    (pool as { query: unknown }).query = (...args: unknown[]) => {
       calls++;
       return (original as (...a: unknown[]) => unknown)(...args);
     };
     try {
-      const list = await b.listQueues();
+      const list = await counted.listQueues();
       expect(list.length).toBeGreaterThanOrEqual(4);
       expect(calls).toBe(1 + Math.ceil(list.length / 100));
     } finally {
-      (b.pool as { query: unknown }).query = original;
+      (pool as { query: unknown }).query = original;
+      await counted.close();
       for (const x of extra) await b.dropQueue(x);
     }
   });

@@ -3,16 +3,19 @@
 // such and replaced on the next call. (The Backend contract suite runs on it as well.)
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, inject, test } from 'vitest';
-import { openPgmqBackend, type PgmqBackend } from '../../src/backends/pgmq/backend.js';
+import { pgmqBackendOn, pgmqClientConfig, type PgmqBackend } from '../../src/backends/pgmq/backend.js';
+import { WirePool } from '../../src/backends/pgmq/wire.js';
 import { SmqError } from '../../src/errors.js';
 import { uniqueQueue } from '../helpers/backends.js';
 
 const url = () => inject('pgUrl');
 let admin: pg.Client;
 let b: PgmqBackend;
+/** The backend's one dedicated connection, held by the test to run its own SQL on it. */
+let wire: WirePool;
 let q: string;
 
-const pid = async (backend: PgmqBackend) => (await backend.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+const pid = async (_backend: PgmqBackend) => (await wire.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 
 beforeAll(async () => {
   admin = new pg.Client({ connectionString: url() });
@@ -27,7 +30,10 @@ afterEach(async () => {
 });
 
 async function open(): Promise<void> {
-  b = await openPgmqBackend(url(), { dedicated: true });
+  // As openPgmqBackend(url, { dedicated: true }) does, with the WirePool in the test's hands.
+  const { config, ctx } = await pgmqClientConfig(url());
+  wire = new WirePool(config);
+  b = await pgmqBackendOn(wire, ctx);
   q = uniqueQueue('wire');
   await b.createQueue(q);
 }
@@ -54,14 +60,14 @@ test("a server error keeps its SQLSTATE and hint, and the connection's next call
   );
   expect(e).toBeInstanceOf(SmqError);
   expect((e as SmqError).kind).toBe('invalid-input');
-  const raw = await b.pool.query('SELECT 1/0 AS x').then(
+  const raw = await wire.query('SELECT 1/0 AS x').then(
     () => undefined,
     (err: unknown) => err,
   );
   expect(raw).toMatchObject({ code: '22012' });
   // A statement whose Parse failed is not recorded as prepared; one that worked still is.
-  await expect(b.pool.query({ name: 'wire_bad', text: 'SELECT nope FROM nowhere', values: [] })).rejects.toMatchObject({ code: '42P01' });
-  await expect(b.pool.query({ name: 'wire_bad', text: 'SELECT nope FROM nowhere', values: [] })).rejects.toMatchObject({ code: '42P01' });
+  await expect(wire.query({ name: 'wire_bad', text: 'SELECT nope FROM nowhere', values: [] })).rejects.toMatchObject({ code: '42P01' });
+  await expect(wire.query({ name: 'wire_bad', text: 'SELECT nope FROM nowhere', values: [] })).rejects.toMatchObject({ code: '42P01' });
   expect(await b.send(q, { body: '{"ok":true}' })).toBeTypeOf('bigint');
   expect((await b.queueStats(q)).total).toBe(1);
 });
@@ -80,7 +86,7 @@ test('an idle connection that the server ended is replaced on the next call, as 
 test('a call in flight when the connection dies fails at once as a lost connection; the next call reconnects', async () => {
   await open();
   const victim = await pid(b);
-  const slow = b.pool.query('SELECT pg_sleep(5)').then(
+  const slow = wire.query('SELECT pg_sleep(5)').then(
     () => undefined,
     (err: unknown) => err,
   );

@@ -34,29 +34,11 @@ import { closeWithin, SocketTracker } from './sockets.js';
 import { WirePool } from './wire.js';
 
 export async function openPgmqBackend(url: string | undefined, options: OpenOptions = {}): Promise<PgmqBackend> {
-  const conn = pgConnection(url);
-  const location = conn.display;
-  const ctx: PgErrorContext = { location, secrets: conn.secrets, callTimeoutMs: options.callTimeoutMs };
-  // Read-only and isolation are set on the connection, so the server enforces them.
-  const settings: string[] = [];
-  if (options.readOnly) settings.push('-c default_transaction_read_only=on');
-  if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
   const sockets = new SocketTracker();
-  let config: pg.ClientConfig;
-  try {
-    config = await resolveClientConfig(conn, {
-      applicationName: 'smq',
-      settings,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
-      stream: sockets.stream,
-    });
-  } catch (e) {
-    await closeWithin(async () => undefined, sockets, 0);
-    throw mapPgError(e, ctx);
-  }
+  const { config, ctx } = await pgmqClientConfig(url, options, sockets);
   const callTimeoutMs = options.callTimeoutMs;
   let pool: Pool;
-  if (options.dedicated) pool = new WirePool(config, callTimeoutMs === undefined ? {} : { callTimeoutMs, location }) as Pool;
+  if (options.dedicated) pool = new WirePool(config, callTimeoutMs === undefined ? {} : { callTimeoutMs, location: ctx.location }) as Pool;
   else {
     // The caller's deadline (deadline.ts) answers first; a bit later node-postgres gives up on
     // the query too, and the pool replaces the client that is stuck with it.
@@ -66,6 +48,48 @@ export async function openPgmqBackend(url: string | undefined, options: OpenOpti
     p.on('error', () => {});
     pool = p as unknown as Pool;
   }
+  return pgmqBackendOn(pool, ctx, sockets);
+}
+
+/** What a pgmq connection is made of: node-postgres' config, and how its errors are told. */
+export interface PgmqClientConfig {
+  readonly config: pg.ClientConfig;
+  readonly ctx: PgErrorContext;
+}
+
+/**
+ * The config every connection of a backend opened with these options gets (read-only and
+ * isolation are set on the connection, so the server enforces them). Exported for tests that
+ * make their own connections as smq makes them (see pgmqBackendOn).
+ */
+export async function pgmqClientConfig(url: string | undefined, options: OpenOptions = {}, sockets = new SocketTracker()): Promise<PgmqClientConfig> {
+  const conn = pgConnection(url);
+  const ctx: PgErrorContext = { location: conn.display, secrets: conn.secrets, callTimeoutMs: options.callTimeoutMs };
+  const settings: string[] = [];
+  if (options.readOnly) settings.push('-c default_transaction_read_only=on');
+  if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
+  try {
+    const config = await resolveClientConfig(conn, {
+      applicationName: 'smq',
+      settings,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      stream: sockets.stream,
+    });
+    return { config, ctx };
+  } catch (e) {
+    await closeWithin(async () => undefined, sockets, 0);
+    throw mapPgError(e, ctx);
+  }
+}
+
+/**
+ * The backend over connections already made: a pg.Pool, or a WirePool (one dedicated
+ * connection). openPgmqBackend makes them; a test may pass its own, to hold them itself.
+ * Probes the server once; closes the connections and throws when pgmq is not there.
+ */
+export async function pgmqBackendOn(connections: pg.Pool | WirePool | Pool, ctx: PgErrorContext, sockets = new SocketTracker()): Promise<PgmqBackend> {
+  const pool = connections as unknown as Pool;
+  const location = ctx.location;
   try {
     const probe = await pool.query<{ version: string; isolation: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null; conditional: boolean }>(sql.PROBE);
     const row = probe.rows[0]!;
@@ -103,7 +127,7 @@ export class PgmqBackend implements Backend {
   private readonly s: PgmqSession;
 
   constructor(
-    readonly pool: Pool,
+    pool: Pool,
     ctx: PgErrorContext,
     readonly columns: sql.Columns,
     private readonly serverInfo: ServerInfo,
