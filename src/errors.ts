@@ -4,6 +4,8 @@ export const ExitCode = {
   failure: 1, // runtime failure: connection, database, worker
   usage: 2, // bad usage or invalid input
   notFound: 3, // queue or message not found
+  violations: 4, // smq tester: the checker found violations (lost, double-dequeued …)
+  thresholdMissed: 5, // smq tester: --max-p99 missed, the verdict otherwise clean
   hangup: 129, // SIGHUP: the terminal closed
   interrupted: 130,
   terminated: 143,

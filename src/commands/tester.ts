@@ -21,9 +21,10 @@ import {
   type TesterReport,
 } from '../tester/index.js';
 import { leaveProcess } from '../output/hangup.js';
+import { toJsonDocument, toJsonLine } from '../output/json.js';
 import { plainProgressLine } from '../ui/tester/format.js';
 import { loadTesterScreen } from '../ui/ink-caches.js';
-import { CONNECT_TIMEOUT_MS, ioOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
+import { CONNECT_TIMEOUT_MS, ioOf, outputFormatOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
 
 export interface TesterArgs extends GlobalArgs {
   readonly senders: number;
@@ -119,16 +120,36 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
 /** The exit code after each stop signal. */
 const SIGNAL_EXIT = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated, SIGHUP: ExitCode.hangup } as const;
 
-/** 0 clean; 1 a violation, a failed run or --max-p99 exceeded; 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP. */
-export function exitCodeOf(report: TesterReport): number {
+/**
+ * The exit code of a finished run, so that CI can tell them apart: 0 clean; 4 violations
+ * found; 5 --max-p99 missed with a clean verdict (violations come first); 130 interrupted
+ * (Ctrl-C), 143 SIGTERM, 129 SIGHUP. A run that could not be carried out ends in an error
+ * instead (exit 1), as does bad usage (exit 2).
+ */
+export function exitCodeOf(report: Pick<TesterReport, 'interrupted' | 'interruptedBy' | 'verdict' | 'maxP99'>): number {
   if (report.interrupted) return SIGNAL_EXIT[report.interruptedBy ?? 'SIGINT'];
-  if (report.verdict !== 'clean' || report.maxP99?.exceeded) return ExitCode.failure;
+  if (report.verdict === 'violations') return ExitCode.violations;
+  if (report.verdict !== 'clean') return ExitCode.failure;
+  if (report.maxP99?.exceeded) return ExitCode.thresholdMissed;
   return ExitCode.ok;
 }
 
+/** What `smq tester --help` says about exit codes (the README has the same table). */
+const EXIT_CODES_HELP = [
+  'Exit codes:',
+  '  0    clean: every message accounted for, thresholds met',
+  '  1    could not run: the store unreachable or refusing, a worker crashed, nothing worked',
+  '  2    bad usage',
+  '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected)',
+  '  5    --max-p99 missed (the verdict is otherwise clean)',
+  '  130  interrupted: Ctrl-C (143 SIGTERM, 129 SIGHUP)',
+].join('\n');
+
 export async function runTester(argv: TesterArgs): Promise<number> {
   const io = ioOf(argv);
-  const json = argv.json === true || argv.output === 'json' || argv.output === 'ndjson';
+  // The text report unless JSON is asked for: ndjson is the same document on one line.
+  const format = argv.json === true || argv.output !== undefined ? outputFormatOf(argv) : 'table';
+  const json = format !== 'table';
   const embedded = targetOf(argv) === undefined;
   let tempDir: string | undefined;
   const target = await prepareTarget(argv, {
@@ -192,7 +213,8 @@ export async function runTester(argv: TesterArgs): Promise<number> {
       run.off('progress', onProgress);
       await live?.stop();
     }
-    if (json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    if (format === 'ndjson') io.stdout.write(toJsonLine(report));
+    else if (json) io.stdout.write(toJsonDocument(report));
     else io.stdout.write(escapeControlKeepNewlines(formatReport(report)));
     if (config.keep && tempDir) io.stderr.write(`smq tester: kept ${escapeControl(target.kind === 'sqlite' ? target.path : '')}\n`);
     if (report.failure !== null) {
@@ -253,7 +275,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         describe: 'give up (partial report, exit 1) when every call of a worker has failed for this long',
       })
       .option('hdr-log', { type: 'string', requiresArg: true, describe: 'write an HdrHistogram log of end-to-end latency to FILE' })
-      .option('max-p99', { type: 'number', requiresArg: true, describe: 'exit 1 when the end-to-end p99 exceeds this many ms' })
+      .option('max-p99', { type: 'number', requiresArg: true, describe: 'exit 5 when the end-to-end p99 exceeds this many ms' })
       .option('isolation', { choices: ISOLATIONS, describe: "PostgreSQL transaction isolation [default: the server's]" })
       .option('dequeue', {
         choices: DEQUEUE_STRATEGIES,
@@ -269,7 +291,8 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')
-      .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50 --json', 'a latency gate for CI') as unknown as Argv<TesterArgs>,
+      .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50 --json', 'a latency gate for CI')
+      .epilogue(EXIT_CODES_HELP) as unknown as Argv<TesterArgs>,
   handler: async (argv) => {
     setExitCode(argv, await runTester(argv));
   },

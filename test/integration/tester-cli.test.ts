@@ -31,25 +31,46 @@ describe('smq tester', () => {
     expect(r.stderr).toMatch(/^\[\d+\.\ds\] +\w+ +sent [\d,]+\/400/m);
   });
 
-  test('the text report on stdout; a violation exits 1', async () => {
+  test('the text report on stdout; violations found exit 4', async () => {
     const r = await runCli(
       // Enough batches and a wide select-to-update window that the race cannot miss, even
       // when a loaded machine schedules the receiver threads one after another for a while.
       ['tester', '--senders', '2', '--receivers', '4', '--messages', '1000', '--batch', '10', '--dequeue', 'naive', '--naive-pause-ms', '50'],
       { timeoutMs: 60_000 },
     );
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(r.stdout).toMatch(/latency \(ms\) +p50 +p90 +p99 +p99\.9 +max/);
     expect(r.stdout).toMatch(/double-dequeue examples: sender \d+ seq \d+ \(id \d+\)/);
     expect(r.stdout).toMatch(/verdict +VIOLATIONS/);
   });
 
-  test('--max-p99 exceeded exits 1 with a clean verdict', async () => {
+  test('--max-p99 exceeded exits 5 with a clean verdict', async () => {
     const r = await runCli(['tester', '--messages', '50', '--max-p99', '0.001', '--json'], { timeoutMs: 60_000 });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(5);
     const doc = parse(r.stdout);
     expect(doc['verdict']).toBe('clean');
     expect(doc['maxP99']).toMatchObject({ limitMs: 0.001, exceeded: true });
+  });
+
+  test('--output ndjson prints the report as one JSON document on one line', async () => {
+    const r = await runCli(['tester', '--messages', '50', '--output', 'ndjson'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(parse(lines[0]!)).toMatchObject({ verdict: 'clean', counts: { sent: 100, ok: 100 } });
+    // --json with --output ndjson contradict each other, as in every command.
+    const both = await runCli(['tester', '--messages', '5', '--json', '--output', 'ndjson']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/contradict/);
+  });
+
+  test('--help lists the exit codes', async () => {
+    const r = await runCli(['tester', '--help']);
+    expect(r.code).toBe(0);
+    for (const line of [/^ +0 +clean/m, /^ +1 +could not run/m, /^ +2 +bad usage/m, /^ +4 +violations found/m, /^ +5 +--max-p99 missed/m, /^ +130 +interrupted/m]) {
+      expect(r.stdout).toMatch(line);
+    }
   });
 
   test.each([

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { CheckerCounts } from '../../src/tester/checker.js';
 import { decideVerdict } from '../../src/tester/verdict.js';
+import { exitCodeOf } from '../../src/commands/tester.js';
+import { ExitCode } from '../../src/errors.js';
 
 const counts = (patch: Partial<CheckerCounts> = {}): CheckerCounts => ({
   sent: 10, sendFailed: 0, received: 10, receivedUnique: 10, acknowledged: 10, ackFailed: 0,
@@ -31,5 +33,28 @@ describe('decideVerdict (issue 13 item 19)', () => {
     expect(decideVerdict({ ...base, stoppedBecause: 'receiver 0 crashed' })).toEqual({ verdict: 'failed', failure: 'receiver 0 crashed', partial: true });
     expect(decideVerdict({ ...base, interrupted: true })).toEqual({ verdict: 'interrupted', failure: null, partial: true });
     expect(decideVerdict({ ...base, interrupted: true, counts: counts({ sent: 0 }) }).verdict).toBe('interrupted');
+  });
+});
+
+describe('exit codes of a finished run (issue 14): CI can tell them apart', () => {
+  type Finished = Parameters<typeof exitCodeOf>[0];
+  const run: Finished = { interrupted: false, interruptedBy: null, verdict: 'clean', maxP99: null };
+  const missed = { limitMs: 1, valueMs: 2, exceeded: true };
+  test('0 clean, 4 violations found, 5 --max-p99 missed; violations come first', () => {
+    expect(exitCodeOf(run)).toBe(0);
+    expect(exitCodeOf({ ...run, maxP99: { ...missed, exceeded: false } })).toBe(0);
+    expect(exitCodeOf({ ...run, verdict: 'violations' })).toBe(4);
+    expect(exitCodeOf({ ...run, maxP99: missed })).toBe(5);
+    expect(exitCodeOf({ ...run, verdict: 'violations', maxP99: missed })).toBe(4);
+  });
+  test('a run that could not be carried out is 1; an interrupted one the signal\'s code', () => {
+    expect(exitCodeOf({ ...run, verdict: 'failed', maxP99: missed })).toBe(1);
+    expect(exitCodeOf({ ...run, verdict: 'interrupted', interrupted: true })).toBe(130);
+    expect(exitCodeOf({ ...run, verdict: 'interrupted', interrupted: true, interruptedBy: 'SIGTERM' })).toBe(143);
+    expect(exitCodeOf({ ...run, verdict: 'interrupted', interrupted: true, interruptedBy: 'SIGHUP' })).toBe(129);
+  });
+  test('the codes are distinct from one another and from usage (2) and not found (3)', () => {
+    const codes = [ExitCode.ok, ExitCode.failure, ExitCode.usage, ExitCode.notFound, ExitCode.violations, ExitCode.thresholdMissed];
+    expect(new Set(codes).size).toBe(codes.length);
   });
 });
