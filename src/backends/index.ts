@@ -2,7 +2,7 @@
 // shared types (OpenOptions included) live in types.ts, which imports neither.
 import { callTimeout, guardBackend, isCallTimeout, withDeadline } from './deadline.js';
 import { describeTarget, type Target } from './target.js';
-import type { Backend, OpenOptions } from './types.js';
+import type { Backend, InstallOptions, OpenOptions, PgmqInstall } from './types.js';
 
 export async function openBackend(target: Target, options: OpenOptions = {}): Promise<Backend> {
   const ms = options.callTimeoutMs;
@@ -27,6 +27,15 @@ async function openUnguarded(target: Target, options: OpenOptions): Promise<Back
   }
   const { openPgmqBackend } = await import('./pgmq/backend.js');
   return openPgmqBackend(target.url, options);
+}
+
+/**
+ * smq init on PostgreSQL: the pgmq extension when the server has it, else smq's
+ * pgmq-compatible schema. Idempotent. (A SQLite file is made by openBackend with create.)
+ */
+export async function installPgmq(url: string | undefined, options: InstallOptions): Promise<PgmqInstall & { readonly location: string }> {
+  const pgmq = await import('./pgmq/init.js');
+  return pgmq.installPgmq(url, options);
 }
 
 export type { Backend } from './types.js';

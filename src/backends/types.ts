@@ -245,6 +245,23 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** What `smq init` did on PostgreSQL (backends/index.ts installPgmq), and the pgmq version in place. */
+export type PgmqInstall =
+  | { readonly mode: 'extension-existing'; readonly version: string }
+  | { readonly mode: 'extension-created'; readonly version: string }
+  /** pgmq installed from its plain SQL file (no extension row): left alone. */
+  | { readonly mode: 'sql-existing'; readonly version: string }
+  | { readonly mode: 'compat-existing'; readonly version: string }
+  | { readonly mode: 'compat-installed'; readonly version: string };
+
+/** How `smq init` connects to PostgreSQL (backends/index.ts installPgmq). */
+export interface InstallOptions {
+  readonly env: NodeJS.ProcessEnv;
+  /** Every statement's deadline (query_timeout), and the connect timeout's upper bound. */
+  readonly callTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+}
+
 /** How to open a backend (backends/index.ts openBackend). */
 export interface OpenOptions {
   /** Enforced by the connection itself (Postgres default_transaction_read_only; SQLite opened read-only). */

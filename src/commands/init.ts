@@ -1,12 +1,7 @@
 // smq init: makes a store ready. pgmq: use the pgmq extension when the server has it,
 // else install smq's pgmq-compatible schema. SQLite: create the file with SmoothMQ's DDL.
-import pg from 'pg';
 import type { CommandModule } from 'yargs';
-import { mapPgError } from '../backends/pgmq/errors.js';
-import { initPgmq } from '../backends/pgmq/install.js';
-import { resolveClientConfig } from '../backends/pgmq/client-config.js';
-import { pgConnection } from '../backends/pgmq/connection.js';
-import { SocketTracker, closeWithin } from '../backends/pgmq/sockets.js';
+import { installPgmq } from '../backends/index.js';
 import { callTimeoutOf, CONNECT_TIMEOUT_MS, ioOf, prepareTarget, printerOf, withBackend, type GlobalArgs } from './context.js';
 
 // Keyed by string so a mode added to initPgmq later still prints something sensible.
@@ -42,34 +37,13 @@ export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
       );
       return;
     }
-    const conn = pgConnection(target.url, env);
-    const where = conn.display;
     const timeoutMs = callTimeoutOf(argv);
-    const fail = (e: unknown) => mapPgError(e, { location: where, secrets: conn.secrets, callTimeoutMs: timeoutMs });
-    const sockets = new SocketTracker();
-    let client: pg.Client;
-    try {
-      const config = await resolveClientConfig(
-        conn,
-        { applicationName: 'smq', connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs), stream: sockets.stream },
-        env,
-      );
-      client = new pg.Client({ ...config, query_timeout: timeoutMs });
-      // An idle client's error event would otherwise crash the process.
-      client.on('error', () => undefined);
-      await client.connect();
-    } catch (e) {
-      throw fail(e);
-    }
-    try {
-      const result = await initPgmq(client).catch((e: unknown) => {
-        throw fail(e);
-      });
-      const said = DONE[result.mode]?.(result.version) ?? `pgmq: ${result.mode} ${result.version}`;
-      printer.result({ backend: 'pgmq', location: where, ...result }, said);
-    } finally {
-      // A server that stopped answering never sees the client off: cut it after a second.
-      await closeWithin(() => client.end(), sockets, 1_000);
-    }
+    const { location, ...result } = await installPgmq(target.url, {
+      env,
+      callTimeoutMs: timeoutMs,
+      connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+    });
+    const said = DONE[result.mode]?.(result.version) ?? `pgmq: ${result.mode} ${result.version}`;
+    printer.result({ backend: 'pgmq', location, ...result }, said);
   },
 };

@@ -2,17 +2,13 @@
 // smq's own pgmq-compatible schema (sql/pgmq-compat.sql). Idempotent; never overwrites pgmq.
 import { readFileSync } from 'node:fs';
 import type { ClientBase } from 'pg';
+import type { PgmqInstall } from '../types.js';
 import * as sql from './sql.js';
 
 export const COMPAT_SQL_PATH = new URL('../../../sql/pgmq-compat.sql', import.meta.url);
 
-export type InitResult =
-  | { readonly mode: 'extension-existing'; readonly version: string }
-  | { readonly mode: 'extension-created'; readonly version: string }
-  /** pgmq installed from its plain SQL file (no extension row): left alone. */
-  | { readonly mode: 'sql-existing'; readonly version: string }
-  | { readonly mode: 'compat-existing'; readonly version: string }
-  | { readonly mode: 'compat-installed'; readonly version: string };
+/** What init did (types.ts PgmqInstall; the command words it). */
+export type InitResult = PgmqInstall;
 
 // Two `smq init` runs at once on one database: the second waits, then finds the schema.
 // An arbitrary constant, the same in every smq process.
