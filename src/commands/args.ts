@@ -2,20 +2,18 @@
 // error (exit 2) that names the option and says what is expected.
 import { invalidInput } from '../errors.js';
 import type { MessageId } from '../backends/types.js';
+import { parseMessageId } from '../text/ids.js';
 
 /**
- * Message ids are bigint: SmoothMQ's snowflakes exceed 2^53. Only plain decimal digits:
- * ' 1' is refused, not trimmed (a script that pastes ids with spaces has a bug to see).
+ * A message id argument (the parser is shared with top: ../text/ids). Only plain decimal
+ * digits: ' 1' is refused, not trimmed (a script that pastes ids with spaces has a bug to see).
  */
-export function parseMessageId(text: string, what = 'message id'): MessageId {
+export function messageIdArg(text: string, what = 'message id'): MessageId {
   const t = String(text);
-  if (!/^\d{1,20}$/.test(t)) {
-    throw invalidInput(`invalid ${what} ${JSON.stringify(String(text))}`, 'ids are non-negative whole numbers in plain digits, no spaces, e.g. 42');
-  }
-  const id = BigInt(t);
-  // Both stores keep ids in signed 64-bit columns.
-  if (id > 9223372036854775807n) throw invalidInput(`invalid ${what} ${t}`, 'it is larger than a 64-bit id');
-  return id;
+  const parsed = parseMessageId(t);
+  if (parsed.ok) return parsed.id;
+  if (parsed.problem === 'range') throw invalidInput(`invalid ${what} ${t}`, 'it is larger than a 64-bit id');
+  throw invalidInput(`invalid ${what} ${JSON.stringify(t)}`, 'ids are non-negative whole numbers in plain digits, no spaces, e.g. 42');
 }
 
 function checkInteger(name: string, value: unknown, min: number, example: string): number {

@@ -1,7 +1,7 @@
 // smq delete <queue> <id…>: acknowledges messages by id (asks first). Unknown ids: exit 3.
 import type { CommandModule } from 'yargs';
 import { messageNotFound } from '../errors.js';
-import { asStrings, parseMessageId } from './args.js';
+import { asStrings, messageIdArg } from './args.js';
 import { checkConfirmable, confirm } from './confirm.js';
 import { printerOf, withBackend, type GlobalArgs } from './context.js';
 
@@ -20,7 +20,7 @@ export const deleteCommand: CommandModule<GlobalArgs, DeleteArgs> = {
       .example('$0 delete orders 17 18 --yes', ''),
   handler: async (argv) => {
     const queue = String(argv.queue);
-    const ids = [...new Set(asStrings(argv.ids).map((t) => parseMessageId(t)))];
+    const ids = [...new Set(asStrings(argv.ids).map((t) => messageIdArg(t)))];
     const printer = printerOf(argv);
     await withBackend(
       argv,

@@ -3,7 +3,7 @@
 import type { CommandModule } from 'yargs';
 import { MESSAGE_STATES, type MessageState, type PeekOptions } from '../backends/types.js';
 import { messageNotFound, usageError } from '../errors.js';
-import { parseMessageId, positiveInt } from './args.js';
+import { messageIdArg, positiveInt } from './args.js';
 import { printerOf, withBackend, type GlobalArgs } from './context.js';
 import { messageRecord, messageTable } from '../output/records.js';
 
@@ -34,8 +34,8 @@ export const peekCommand: CommandModule<GlobalArgs, PeekArgs> = {
   handler: async (argv) => {
     const queue = String(argv.queue);
     const limit = positiveInt('limit', argv.limit, '20');
-    const afterId = argv.after === undefined ? undefined : parseMessageId(argv.after, '--after id');
-    const id = argv.id === undefined ? undefined : parseMessageId(argv.id, '--id');
+    const afterId = argv.after === undefined ? undefined : messageIdArg(argv.after, '--after id');
+    const id = argv.id === undefined ? undefined : messageIdArg(argv.id, '--id');
     if (id !== undefined && afterId !== undefined) throw usageError('--id and --after do not go together', 'pass one of them');
     const printer = printerOf(argv);
     await withBackend(

@@ -7,11 +7,11 @@ import {
   nextPage,
   pageNumber,
   pageRequest,
-  parseMessageId,
   prevPage,
   setOrder,
   toPage,
 } from '../../src/ui/model/paging.js';
+import { MAX_MESSAGE_ID, parseMessageId } from '../../src/text/ids.js';
 import { clampInterval, healthDue, retryDelay, stepInterval } from '../../src/ui/model/interval.js';
 import { commandFor, helpFor } from '../../src/ui/model/keys.js';
 
@@ -65,12 +65,18 @@ describe('keyset paging', () => {
     expect(pageRequest(jumpTo(initialPaging(5), big)).afterId).toBe(big - 1n);
   });
 
-  test('parse ids typed by the user', () => {
-    expect(parseMessageId(' 42 ')).toBe(42n);
-    expect(parseMessageId('1234567890123456789')).toBe(1234567890123456789n);
-    expect(parseMessageId('-1')).toBeUndefined();
-    expect(parseMessageId('12a')).toBeUndefined();
-    expect(parseMessageId('')).toBeUndefined();
+  test('one id parser (commands and jump to id): plain digits, at most a 64-bit id', () => {
+    // Changed on purpose (issue 14): the parser no longer trims (the jump prompt trims what
+    // was typed) and refuses ids above 2^63 - 1 instead of 20 digits of anything.
+    expect(parseMessageId('42')).toEqual({ ok: true, id: 42n });
+    expect(parseMessageId(' 42 ')).toEqual({ ok: false, problem: 'digits' });
+    expect(parseMessageId('1234567890123456789')).toEqual({ ok: true, id: 1234567890123456789n });
+    expect(parseMessageId(MAX_MESSAGE_ID.toString())).toEqual({ ok: true, id: MAX_MESSAGE_ID });
+    expect(parseMessageId((MAX_MESSAGE_ID + 1n).toString())).toEqual({ ok: false, problem: 'range' });
+    expect(parseMessageId('99999999999999999999')).toEqual({ ok: false, problem: 'range' });
+    expect(parseMessageId('-1')).toEqual({ ok: false, problem: 'digits' });
+    expect(parseMessageId('12a')).toEqual({ ok: false, problem: 'digits' });
+    expect(parseMessageId('')).toEqual({ ok: false, problem: 'digits' });
   });
 });
 

@@ -9,7 +9,7 @@ import { bodySection, detailFacts } from '../model/messages.js';
 import { clampScroll } from '../model/viewport.js';
 import { useMessage } from '../hooks/useMessages.js';
 import type { LiveOptions } from '../hooks/useMessages.js';
-import type { QueueRef } from './types.js';
+import type { QueueRef } from '../model/queue-ref.js';
 import { cutParts, cutToCells } from '../../text/width.js';
 
 export interface MessageScreenProps {

@@ -20,7 +20,7 @@ import { formatAge, formatCount } from '../model/format.js';
 import type { QueueRow } from '../model/rows.js';
 import { moveSelection } from '../model/viewport.js';
 import { useMessages, type LiveOptions } from '../hooks/useMessages.js';
-import type { QueueRef } from './types.js';
+import type { QueueRef } from '../model/queue-ref.js';
 import { GUTTER_BLANK, GUTTER_SELECTED, GUTTER_WIDTH } from './QueueList.js';
 import { cutParts } from '../../text/width.js';
 

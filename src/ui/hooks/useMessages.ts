@@ -1,10 +1,11 @@
 // One page of a queue's messages through peek (never a read that changes them), fetched
 // again when the page changes and every refresh interval while the view is open.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { Backend, Message, MessageId } from '../../backends/types.js';
 import { pageRequest, toPage, type Page, type PagingState } from '../model/paging.js';
 import { errorText } from '../model/monitor.js';
-import { retryDelay } from '../model/interval.js';
+import { PAGE_POLICY } from '../model/poller.js';
+import { usePolling } from './usePolling.js';
 
 export interface MessagesView {
   readonly page: Page | undefined;
@@ -24,7 +25,8 @@ export interface LiveOptions {
 
 /**
  * Runs `load` now, whenever `deps` change, and every interval after the previous load
- * finished; failed loads are retried with backoff. Results of superseded loads are dropped.
+ * finished; failed loads are retried with backoff (usePolling with PAGE_POLICY). Results of
+ * superseded loads are dropped.
  */
 function useLiveLoad<T>(
   load: () => Promise<T>,
@@ -41,69 +43,30 @@ function useLiveLoad<T>(
   const [value, setValue] = useState<{ v: T; deps: readonly unknown[] } | undefined>(undefined);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | undefined>(undefined);
-  const seq = useRef(0);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const failures = useRef(0);
-  const liveRef = useRef(live);
-  liveRef.current = live;
-  const mounted = useRef(true);
 
-  const run = useCallback(() => {
-    if (timer.current !== undefined) clearTimeout(timer.current);
-    timer.current = undefined;
-    const mine = ++seq.current;
-    const forDeps = deps;
-    setLoading(true);
-    load().then(
-      (v) => {
-        if (!mounted.current || mine !== seq.current) return;
-        failures.current = 0;
-        setValue({ v, deps: forDeps });
-        setError(undefined);
-        setLoading(false);
-        if (!liveRef.current.paused) timer.current = setTimeout(run, liveRef.current.intervalMs);
-      },
-      (e: unknown) => {
-        if (!mounted.current || mine !== seq.current) return;
-        failures.current += 1;
-        setError(errorText(e));
-        setLoading(false);
-        timer.current = setTimeout(run, retryDelay(liveRef.current.intervalMs, failures.current));
-      },
-    );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
-
-  useEffect(() => {
-    mounted.current = true;
-    run();
-    return () => {
-      seq.current++;
-      if (timer.current !== undefined) clearTimeout(timer.current);
-      timer.current = undefined;
-    };
-  }, [run]);
-
-  useEffect(
-    () => () => {
-      mounted.current = false;
+  const { pollNow } = usePolling<{ v: T; deps: readonly unknown[] }>({
+    load: async () => {
+      const forDeps = deps;
+      return { v: await load(), deps: forDeps };
     },
-    [],
-  );
-
-  // Resuming from pause reloads at once.
-  const wasPaused = useRef(live.paused);
-  useEffect(() => {
-    if (wasPaused.current && !live.paused) run();
-    if (live.paused && timer.current !== undefined && failures.current === 0) {
-      clearTimeout(timer.current);
-      timer.current = undefined;
-    }
-    wasPaused.current = live.paused;
-  }, [live.paused, run]);
+    intervalMs: live.intervalMs,
+    paused: live.paused,
+    policy: PAGE_POLICY,
+    reloadOn: deps,
+    onStart: () => setLoading(true),
+    onResult: (r) => {
+      if (r.ok) {
+        setValue(r.value);
+        setError(undefined);
+      } else {
+        setError(errorText(r.error));
+      }
+      setLoading(false);
+    },
+  });
 
   const current = value !== undefined && deps.every((d, i) => Object.is(d, value.deps[i]));
-  return { value: value?.v, valueDeps: value?.deps, loading, error, reload: run, current };
+  return { value: value?.v, valueDeps: value?.deps, loading, error, reload: pollNow, current };
 }
 
 /** A new `reloadToken` loads again (after an action changed the queue). */

@@ -90,10 +90,3 @@ export function cycleStateFilter(p: PagingState, failedState: boolean): PagingSt
   const i = all.indexOf(p.state);
   return setStateFilter(p, all[(i + 1) % all.length]!);
 }
-
-/** Parses what the user typed at "jump to id"; undefined when it is not an id. */
-export function parseMessageId(text: string): MessageId | undefined {
-  const t = text.trim();
-  if (!/^\d{1,20}$/.test(t)) return undefined;
-  return BigInt(t);
-}

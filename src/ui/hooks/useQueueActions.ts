@@ -1,0 +1,109 @@
+// What top does to queues and messages: it asks first (opens a prompt), then calls the
+// backend, says how it went, and reloads what is on screen. One action at a time.
+import { useState } from 'react';
+import type { Backend, Capabilities, Message } from '../../backends/types.js';
+import { escapeControl } from '../../text/escape.js';
+import type { Action } from '../model/keys.js';
+import { errorText } from '../model/monitor.js';
+import { ACTION_WORDS, type Modal, type NavigationEvent } from '../model/navigation.js';
+import type { QueueRef } from '../model/queue-ref.js';
+import type { Status } from '../components/Footer.js';
+
+export type Say = (text: string, tone?: Status['tone']) => void;
+
+export interface QueueActionsOptions {
+  readonly readOnly: boolean;
+  readonly capabilities: Capabilities;
+  readonly resolveBackend: (queue: QueueRef) => Promise<Backend>;
+  readonly navigate: (event: NavigationEvent) => void;
+  readonly say: Say;
+  /** Refreshes the queue list now (counts change after an action). */
+  readonly refreshList: () => void;
+}
+
+export interface QueueActions {
+  /** An action is running: keys wait for it. */
+  readonly busy: boolean;
+  /** Grows after every action: the open screen loads its messages again. */
+  readonly reloadToken: number;
+  /** A key asked for an action: opens its prompt, or says why not. */
+  readonly request: (action: Action, queue: QueueRef | undefined, message: Message | undefined) => void;
+  /** The answer to "Delete message 12 in orders?". */
+  readonly answer: (modal: Extract<Modal, { kind: 'confirm' }>, yes: boolean) => void;
+  /** What was typed at the purge prompt (the queue's name, to go ahead). */
+  readonly purge: (queue: QueueRef, typed: string) => void;
+  readonly send: (queue: QueueRef, body: string) => void;
+}
+
+export function useQueueActions(o: QueueActionsOptions): QueueActions {
+  const [busy, setBusy] = useState(false);
+  const [reloadToken, setReloadToken] = useState(0);
+  const { say } = o;
+
+  const run = async (label: string, queue: QueueRef, fn: (b: Backend) => Promise<string>) => {
+    setBusy(true);
+    say(`${label}…`);
+    try {
+      const b = await o.resolveBackend(queue);
+      say(await fn(b), 'ok');
+    } catch (e) {
+      say(`${label} failed: ${errorText(e)}`, 'error');
+    } finally {
+      // The reload first: keys typed after the answer wait for the page without the message.
+      setReloadToken((t) => t + 1);
+      setBusy(false);
+      o.refreshList();
+    }
+  };
+
+  const request: QueueActions['request'] = (action, queue, message) => {
+    if (o.readOnly) {
+      say('read-only: actions are disabled (top was started with --read-only)', 'error');
+      return;
+    }
+    if (busy) return;
+    if (!queue) return;
+    if (action === 'purge') return o.navigate({ type: 'openModal', modal: { kind: 'purge', queue } });
+    if (action === 'send') return o.navigate({ type: 'openModal', modal: { kind: 'send', queue } });
+    if (action === 'archive' && !o.capabilities.archive) {
+      say('this backend has no archive', 'error');
+      return;
+    }
+    if (!message) {
+      say('no message selected');
+      return;
+    }
+    o.navigate({ type: 'openModal', modal: { kind: 'confirm', action, queue, id: message.id } });
+  };
+
+  const answer: QueueActions['answer'] = (m, yes) => {
+    if (!yes) return say('cancelled');
+    const words = ACTION_WORDS[m.action];
+    const id = m.id;
+    void run(`${words.ask.toLowerCase()} message ${id}`, m.queue, async (b) => {
+      const changed =
+        m.action === 'delete'
+          ? await b.delete(m.queue.rawName, [id])
+          : m.action === 'archive'
+            ? await b.archive(m.queue.rawName, [id])
+            : await b.setVisibility(m.queue.rawName, [id], 0);
+      if (changed.length === 0) return `message ${id} ${words.gone}`;
+      // A deleted or archived message has no detail to show any more.
+      if (m.action !== 'makeVisible') o.navigate({ type: 'messageGone', id });
+      return `${words.done} message ${id} in ${m.queue.label}`;
+    });
+  };
+
+  const purge: QueueActions['purge'] = (q, typed) => {
+    // The name as the backend knows it, or as shown (escaped, decoded): never the label.
+    if (typed !== q.rawName && escapeControl(typed) !== q.name) return say('purge cancelled: the name did not match', 'error');
+    void run(`purge ${q.label}`, q, async (b) => `purged ${await b.purgeQueue(q.rawName)} messages from ${q.label}`);
+  };
+
+  const send: QueueActions['send'] = (q, body) => {
+    if (body.trim() === '') return say('nothing sent: the body was empty', 'error');
+    void run(`send to ${q.label}`, q, async (b) => `sent message ${await b.send(q.rawName, { body })} to ${q.label}`);
+  };
+
+  return { busy, reloadToken, request, answer, purge, send };
+}

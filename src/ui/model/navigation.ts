@@ -1,0 +1,87 @@
+// Where top is: the stack of screens (list, queue, message) and the prompt open on top of
+// them. A pure reducer, so every move between screens is tested without Ink.
+import type { MessageId } from '../../backends/types.js';
+import { initialPaging, jumpTo, type PagingState } from './paging.js';
+import type { QueueRef } from './queue-ref.js';
+
+export type ScreenEntry =
+  | { readonly kind: 'list' }
+  | { readonly kind: 'queue'; readonly queue: QueueRef; readonly paging: PagingState; readonly selected: number }
+  | { readonly kind: 'message'; readonly queue: QueueRef; readonly id: MessageId };
+
+export type MessageAction = 'delete' | 'archive' | 'makeVisible';
+
+export type Modal =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'filter' }
+  | { readonly kind: 'jump' }
+  | { readonly kind: 'confirm'; readonly action: MessageAction; readonly queue: QueueRef; readonly id: MessageId }
+  | { readonly kind: 'purge'; readonly queue: QueueRef }
+  | { readonly kind: 'send'; readonly queue: QueueRef };
+
+export interface Navigation {
+  /** Never empty: the list is at the bottom. */
+  readonly stack: readonly ScreenEntry[];
+  readonly modal: Modal | undefined;
+}
+
+export const INITIAL_NAVIGATION: Navigation = { stack: [{ kind: 'list' }], modal: undefined };
+
+export type NavigationEvent =
+  /** The queue view of `queue`, on its first page of `pageSize` messages. */
+  | { readonly type: 'openQueue'; readonly queue: QueueRef; readonly pageSize: number }
+  /** The detail of a message of the queue on top. */
+  | { readonly type: 'openMessage'; readonly id: MessageId }
+  /** Esc: one screen back; the list stays. */
+  | { readonly type: 'back' }
+  /** The queue on top moved to another page or row. */
+  | { readonly type: 'paged'; readonly paging: PagingState; readonly selected: number }
+  /** The queue on top starts at this id. */
+  | { readonly type: 'jump'; readonly id: MessageId }
+  /** This message was deleted or archived: its detail, if on top, has nothing to show. */
+  | { readonly type: 'messageGone'; readonly id: MessageId }
+  | { readonly type: 'openModal'; readonly modal: Modal }
+  | { readonly type: 'closeModal' };
+
+export function topScreen(n: Navigation): ScreenEntry {
+  return n.stack[n.stack.length - 1]!;
+}
+
+function replaceQueueOnTop(n: Navigation, change: (e: Extract<ScreenEntry, { kind: 'queue' }>) => ScreenEntry): Navigation {
+  const top = topScreen(n);
+  if (top.kind !== 'queue') return n;
+  return { ...n, stack: [...n.stack.slice(0, -1), change(top)] };
+}
+
+export function navigate(n: Navigation, e: NavigationEvent): Navigation {
+  switch (e.type) {
+    case 'openQueue':
+      return { ...n, stack: [...n.stack, { kind: 'queue', queue: e.queue, paging: initialPaging(e.pageSize), selected: 0 }] };
+    case 'openMessage': {
+      const top = topScreen(n);
+      if (top.kind !== 'queue') return n;
+      return { ...n, stack: [...n.stack, { kind: 'message', queue: top.queue, id: e.id }] };
+    }
+    case 'back':
+      return n.stack.length > 1 ? { ...n, stack: n.stack.slice(0, -1) } : n;
+    case 'paged':
+      return replaceQueueOnTop(n, (q) => ({ ...q, paging: e.paging, selected: e.selected }));
+    case 'jump':
+      return replaceQueueOnTop(n, (q) => ({ ...q, paging: jumpTo(q.paging, e.id), selected: 0 }));
+    case 'messageGone': {
+      const top = topScreen(n);
+      return top.kind === 'message' && top.id === e.id ? { ...n, stack: n.stack.slice(0, -1) } : n;
+    }
+    case 'openModal':
+      return { ...n, modal: e.modal };
+    case 'closeModal':
+      return n.modal === undefined ? n : { ...n, modal: undefined };
+  }
+}
+
+/** How the message actions are asked about and reported. */
+export const ACTION_WORDS = {
+  delete: { ask: 'Delete', done: 'deleted', gone: 'was not there any more (nothing deleted)' },
+  archive: { ask: 'Archive', done: 'archived', gone: 'was not there any more (nothing archived)' },
+  makeVisible: { ask: 'Make visible now', done: 'made visible', gone: 'was not there any more (nothing changed)' },
+} as const satisfies Record<MessageAction, { ask: string; done: string; gone: string }>;
