@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { openBackend, type Message, type QueueStats, type ServerInfo } from '../backends/index.js';
+import { openBackend, type Message, type QueueStats } from '../backends/index.js';
 import { validateQueueName } from '../backends/names.js';
 import { isSmqError, SmqError } from '../errors.js';
 import { DeliveryChecker } from './checker.js';
@@ -17,15 +17,6 @@ import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.
 import { checkConnections } from './connections.js';
 import { overdueWorkers, Supervisor, withDeadline } from './lifecycle.js';
 import {
-  addEncoded,
-  HISTOGRAM_NAMES,
-  newMergedHistogram,
-  summarize,
-  type Histogram,
-  type HistogramName,
-  type LatencySummary,
-} from './histograms.js';
-import {
   SEND_ACKED,
   type ErrorKind,
   type EventLoopStats,
@@ -33,25 +24,22 @@ import {
   type ToWorker,
   type WorkerRole,
   type WorkerSetup,
-  type WorkerTotals,
 } from './protocol.js';
-import type { TesterReport, WorkerReport } from './report.js';
+import { buildReport, type StopSignal, type TesterReport } from './report.js';
+import { decideDrain, drainIdleMs, drainTimeoutMs, type DrainOutcome } from './drain.js';
+import { detectEnvironment, type TesterEnvironment } from './environment.js';
+import { HdrLog } from './hdr-log.js';
 import { EndToEndIntervals } from './intervals.js';
 import { addCounts, SeriesAggregator, zeroCounts, type SecondCounts, type SeriesPoint } from './series.js';
 import { planSettle } from './settle.js';
-import { decideVerdict } from './verdict.js';
 import { readBack, readBackWarnings } from './verify.js';
 
 /** How often the main thread checks the drain and releases ordered events. */
 const TICK_MS = 100;
-/** Ctrl-C or SIGTERM: the drain that follows is at most this long (the whole stop stays under 2 s). */
-const INTERRUPT_DRAIN_MS = 500;
 /** After the run: calls that failed on a lost connection are retried for this long (a restart settling). */
 const END_RETRY_MS = 5000;
 /** ... and for this long after an interrupt, which must end quickly. */
 const END_RETRY_INTERRUPTED_MS = 300;
-/** With uncertain sends, once every acknowledged send is in, wait this long for stragglers. */
-const UNCERTAIN_GRACE_MS = 1000;
 /** A worker that does not answer STOP within this is terminated. */
 const STOP_TIMEOUT_MS = 15_000;
 /** Ctrl-C, or a failed run: workers give up on calls still waiting this long after STOP (a hung server). */
@@ -60,27 +48,10 @@ const STOP_ABANDON_MS = 300;
 const END_CALL_MS = 10_000;
 /** ... and this long after Ctrl-C or a failure. */
 const END_CALL_HURRIED_MS = 1000;
-/** A worker's event loop delayed this much (p99) means the tester, not the queue, set the pace. */
-const LAG_WARN_MS = 50;
-/** Share of all cores the tester process may use before it is probably the bottleneck. */
-const CPU_WARN_SHARE = 0.9;
 
 export type TesterPhase = 'connecting' | 'sending' | 'draining' | 'settling' | 'stopping' | 'done';
-export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
-export interface TesterEnvironment {
-  readonly backend: string;
-  readonly serverVersion: string;
-  readonly schema: string;
-  readonly location: string;
-  readonly embedded: boolean;
-  readonly isolation: string | null;
-  readonly dequeue: string;
-  readonly node: string;
-  readonly platform: string;
-  readonly cores: number;
-  readonly cpuModel: string;
-}
+export type { StopSignal, TesterEnvironment };
 
 export interface ProgressSnapshot {
   readonly elapsedMs: number;
@@ -158,7 +129,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private runStartEpochMs = 0;
   private drainStartUs = 0;
   private lastDeliveryUs = 0;
-  private drainOutcome: 'complete' | 'timedOut' | 'stopped' | 'skipped' = 'skipped';
+  private drainOutcome: DrainOutcome = 'skipped';
   private fatal: string | undefined;
   private lastError: string | undefined;
   private errorCount = 0;
@@ -176,6 +147,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private receiverThreads = 0;
   private supervisor: Supervisor | undefined;
   private intervals!: EndToEndIntervals;
+  private hdrLog: HdrLog | undefined;
   /** --max-backlog: the counters every worker shares (backlog.ts). */
   private readonly backlogCells = newBacklogCells();
   /** --max-backlog: a waiting sender goes on after this long with nothing received. */
@@ -269,8 +241,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           hint: 'receiving them would use up their tries: use an empty queue, or one with unlimited tries (max_retries -1)',
         });
       }
-      this.intervals = new EndToEndIntervals(c.warmupMs);
-      if (c.hdrLogPath) this.intervals.openLog(c.hdrLogPath);
+      if (c.hdrLogPath) this.hdrLog = HdrLog.open(c.hdrLogPath);
+      this.intervals = new EndToEndIntervals(c.warmupMs, this.hdrLog);
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
       const roles = this.plan();
@@ -283,13 +255,13 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.series = new SeriesAggregator(roles.length);
       this.intervals.receiverThreads(this.receiverThreads);
       const { isolation } = await this.spawn(queue, roles);
-      const environment = this.environment(info, isolation);
+      const environment = detectEnvironment(info, c, isolation);
       this.emit('start', { environment, queue, runId: this.runId, config: c });
 
       cpuStart = process.cpuUsage();
       this.runStartUs = monoUs();
       this.runStartEpochMs = Date.now();
-      this.intervals.startLog(this.runStartEpochMs);
+      this.hdrLog?.start(this.runStartEpochMs);
       for (const w of this.workers) this.post(w, { type: 'START', runStartUs: this.runStartUs });
       // Ctrl-C while connecting: the senders stop as soon as they start.
       if (this.interrupted) for (const w of this.workers) if (w.role === 'sender') this.stopWorker(w);
@@ -349,18 +321,30 @@ export class TesterRun extends EventEmitter<TesterEvents> {
           warnings.push(`the queue ${queue} created for the run was not dropped: ${errorText(e)}`);
         }
       }
-      const report = this.buildReport({
+      const nowUs = monoUs();
+      const report = buildReport({
+        config: c,
+        runId: this.runId,
         startedAt,
         durationMs,
-        queue,
-        created,
-        dropped,
-        messagesBefore,
-        messagesAfter,
-        environment,
+        nowUs,
+        cores: os.availableParallelism(),
         cpu,
+        interrupted: this.interrupted,
+        interruptedBy: this.interruptSignal,
         failure,
-        judgeLoss,
+        summary: this.checker.summarize({ judgeLoss }),
+        workers: this.workers,
+        series: this.series.points(),
+        // Worker threads actually used by each role (see threadsPerRole).
+        threads: { senders: Math.min(c.senders, this.threadsPerRole(c.senders)), receivers: Math.min(c.receivers, this.threadsPerRole(c.receivers)) },
+        outageTimeoutMs: this.outageTimeoutMs(),
+        backlogStuckMs: this.backlogStuckMs(),
+        drain: { outcome: this.drainOutcome, startUs: this.drainStartUs, settleStartUs: this.settleStartUs, settleUntilUs: this.settleUntilUs },
+        foreign: { seen: this.foreignIds.size, inQueue: this.foreignInQueue },
+        lastError: this.lastError,
+        queue: { name: queue, created, dropped, messagesBefore, messagesAfter },
+        environment,
         warnings,
       });
       this.setPhase('done');
@@ -374,7 +358,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       }
       throw e;
     } finally {
-      this.intervals?.closeLog();
+      this.hdrLog?.close();
       // A store that does not answer does not close either: its connection is left to the exit.
       const closing = backend.close().catch(() => undefined);
       if (reachable) await withDeadline(closing, END_CALL_HURRIED_MS, 'closing').catch(() => undefined);
@@ -627,7 +611,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   private drainTimeoutMs(): number {
-    return this.interrupted ? Math.min(this.config.drainTimeoutMs, INTERRUPT_DRAIN_MS) : this.config.drainTimeoutMs;
+    return drainTimeoutMs(this.config.drainTimeoutMs, this.interrupted);
   }
 
   /** Runs until every worker has reported its result or is gone (lifecycle.ts: never re-entered). */
@@ -663,28 +647,24 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   private checkDrain(): void {
-    const now = monoUs();
-    const idleMs = (now - Math.max(this.lastDeliveryUs, this.drainStartUs)) / 1000;
-    // With no senders nothing is awaited: the drain of an existing queue lasts until it has
-    // been idle for the drain timeout, and that is its normal end.
-    const drainOnly = this.config.senders === 0;
-    const allIn = !drainOnly && this.checker.ackedDelivered >= this.checker.ackedSends;
-    const timeout = this.drainTimeoutMs();
-    if (allIn && (this.checker.uncertainSends === 0 || idleMs >= Math.min(UNCERTAIN_GRACE_MS, timeout)) && !this.interrupted) {
-      this.drainOutcome = 'complete';
-      this.settleOrStop();
-    } else if (allIn && this.interrupted) {
-      this.drainOutcome = 'complete';
-      this.stopReceivers();
-    } else if (this.interrupted && (now - this.interruptedAtUs) / 1000 >= timeout) {
-      // Ctrl-C: a brief drain, however busy the queue still is.
-      this.drainOutcome = 'stopped';
-      this.stopReceivers();
-    } else if (idleMs >= timeout) {
-      this.drainOutcome = this.interrupted ? 'stopped' : drainOnly ? 'complete' : 'timedOut';
-      if (this.interrupted) this.stopReceivers();
-      else this.settleOrStop();
-    }
+    const end = decideDrain(
+      {
+        drainOnly: this.config.senders === 0,
+        ackedSends: this.checker.ackedSends,
+        ackedDelivered: this.checker.ackedDelivered,
+        uncertainSends: this.checker.uncertainSends,
+        drainStartUs: this.drainStartUs,
+        lastDeliveryUs: this.lastDeliveryUs,
+        interrupted: this.interrupted,
+        interruptedAtUs: this.interruptedAtUs,
+        timeoutMs: this.drainTimeoutMs(),
+      },
+      monoUs(),
+    );
+    if (end === undefined) return;
+    this.drainOutcome = end.outcome;
+    if (end.next === 'settle') this.settleOrStop();
+    else this.stopReceivers();
   }
 
   /** The drain is over: keep watching for late resurrections (--settle), then stop. */
@@ -721,7 +701,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         this.phase === 'draining'
           ? {
               pending: Math.max(0, this.checker.ackedSends - this.checker.ackedDelivered),
-              idleMs: (monoUs() - Math.max(this.lastDeliveryUs, this.drainStartUs)) / 1000,
+              idleMs: drainIdleMs({ drainStartUs: this.drainStartUs, lastDeliveryUs: this.lastDeliveryUs }, monoUs()),
               timeoutMs: this.drainTimeoutMs(),
             }
           : undefined,
@@ -729,209 +709,6 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       lastError: this.lastError,
     });
   }
-
-  // ---- the report ---------------------------------------------------------------------
-
-  private environment(info: ServerInfo, isolation: string | null): TesterEnvironment {
-    const cpus = os.cpus();
-    return {
-      backend: info.backend,
-      serverVersion: info.serverVersion,
-      schema: info.schema,
-      location: info.location,
-      embedded: this.config.createSqlite === true,
-      isolation,
-      dequeue: this.config.dequeue,
-      node: process.version,
-      platform: `${process.platform} ${os.release()} ${process.arch}`,
-      cores: os.availableParallelism(),
-      cpuModel: cpus[0]?.model ?? 'unknown',
-    };
-  }
-
-  private buildReport(x: {
-    startedAt: Date;
-    durationMs: number;
-    queue: string;
-    created: boolean;
-    dropped: boolean;
-    messagesBefore: number | null;
-    messagesAfter: number | null;
-    environment: TesterEnvironment;
-    cpu: NodeJS.CpuUsage;
-    failure: string | undefined;
-    judgeLoss: boolean;
-    warnings: readonly string[];
-  }): TesterReport {
-    const c = this.config;
-    const results = this.workers.map((w) => ({ w, r: w.result! })).filter((x) => x.r !== undefined);
-    const merged = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, newMergedHistogram()])) as Record<HistogramName, Histogram>;
-    for (const { r } of results) for (const n of HISTOGRAM_NAMES) addEncoded(merged[n], r.histograms[n]);
-    const lat = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, summarize(merged[n])])) as Record<HistogramName, LatencySummary>;
-    const rated = c.ratePerSec > 0;
-
-    const summary = this.checker.summarize({ judgeLoss: x.judgeLoss });
-    const sum = (role: WorkerRole, f: (t: WorkerTotals) => number) =>
-      results.filter(({ w }) => w.role === role).reduce((a, { r }) => a + f(r.totals), 0);
-    const rate = (role: WorkerRole) => {
-      const rs = results.filter(({ w }) => w.role === role).map(({ r }) => r.totals);
-      const n = rs.reduce((a, t) => a + t.measuredCount, 0);
-      const first = Math.min(...rs.map((t) => t.measuredFirstUs));
-      const last = Math.max(...rs.map((t) => t.measuredLastUs));
-      const sec = (last - first) / 1e6;
-      return n > 0 && sec > 0 ? n / sec : 0;
-    };
-
-    const warnings: string[] = [...x.warnings];
-    const workers: WorkerReport[] = results.map(({ w, r }) => ({
-      role: w.role,
-      indices: w.indices,
-      eventLoopP99Ms: round2(r.eventLoop.p99Ms),
-      eventLoopMaxMs: round2(r.eventLoop.maxMs),
-      utilization: round2(r.eventLoop.utilization),
-      errors: r.totals.errors,
-    }));
-    // On SQLite every call (lock waits included) runs synchronously on the worker's own
-    // thread, so its event-loop delay measures SQLite, not the tester: only CPU counts there.
-    const lagging = c.target.kind === 'sqlite' ? [] : results.filter(({ r }) => r.eventLoop.p99Ms > LAG_WARN_MS);
-    if (lagging.length > 0) {
-      const worst = lagging.reduce((a, b) => (b.r.eventLoop.p99Ms > a.r.eventLoop.p99Ms ? b : a));
-      warnings.push(
-        `the tester may be the bottleneck: ${lagging.length} worker(s) had event-loop delays over ${LAG_WARN_MS} ms at p99 ` +
-          `(worst: ${worst.w.role} ${worst.w.indices.join(',')}, ${round2(worst.r.eventLoop.p99Ms)} ms)`,
-      );
-    }
-    const cores = os.availableParallelism();
-    const cpuShare = (x.cpu.user + x.cpu.system) / 1000 / Math.max(1, x.durationMs) / cores;
-    if (cpuShare >= CPU_WARN_SHARE) {
-      warnings.push(
-        `the tester may be the bottleneck: it used ${Math.round(cpuShare * 100)}% of ${cores} cores` +
-          (c.target.kind === 'sqlite' ? ' (including SQLite, which runs in-process)' : ''),
-      );
-    }
-    const backlogStuck = sum('sender', (t) => t.backlogStuck);
-    if (backlogStuck > 0) {
-      warnings.push(
-        `${backlogStuck} time(s) a sender waiting under --max-backlog went on anyway: nothing was received for ` +
-          `${this.backlogStuckMs() / 1000} s (messages lost, or receivers that cannot receive)`,
-      );
-    }
-    const foreign = {
-      deliveries: sum('receiver', (t) => t.foreignDeliveries),
-      returned: sum('receiver', (t) => t.foreignReturned),
-      notReturned: sum('receiver', (t) => t.foreignNotReturned),
-    };
-    if (this.foreignIds.size > 0) {
-      warnings.push(
-        `${this.foreignIds.size} message(s) without this run's id were received ${foreign.deliveries} time(s) and handed back ` +
-          `(never deleted; each receive raised a read count)` +
-          (foreign.notReturned > 0 ? `; ${foreign.notReturned} could not be handed back and are visible again when their lease ends` : ''),
-      );
-    } else if (this.foreignInQueue > 0) {
-      warnings.push(`${this.foreignInQueue} message(s) without this run's id are in the queue: left untouched (never received)`);
-    }
-    if (summary.counts.notDrained > 0 && c.receivers > 0) {
-      warnings.push(`${summary.counts.notDrained} acknowledged send(s) were not received before the run ended (not judged as lost)`);
-    }
-    // Errors by kind: from each worker's result, or what a worker that died had reported.
-    const errorsOf = (kind: ErrorKind) =>
-      this.workers.reduce((a, w) => a + (w.result ? (kind === 'connection' ? w.result.totals.connectionErrors : w.result.totals.otherErrors) : w.reportedErrors[kind]), 0);
-    const connectionErrors = errorsOf('connection');
-    const otherErrors = errorsOf('other');
-
-    const judged = lat.endToEnd.count > 0 ? lat.endToEnd : lat.send;
-    const maxP99 = c.maxP99Ms === undefined ? null : { limitMs: c.maxP99Ms, valueMs: judged.p99, exceeded: judged.p99 > c.maxP99Ms };
-    const drainMs = this.drainStartUs > 0 ? (monoUs() - this.drainStartUs) / 1000 : 0;
-    const counts = {
-      ...summary.counts,
-      // Received (and handed back), or found in the queue afterwards: whichever saw more.
-      foreign: Math.max(this.foreignIds.size, this.foreignInQueue),
-      foreignDeliveries: foreign.deliveries,
-      faultDeleted: sum('sender', (t) => t.faultDeleted),
-    };
-    const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? this.lastError;
-    const callOf = (k: keyof WorkerTotals['calls']) => results.reduce((a, { r }) => a + r.totals.calls[k], 0);
-    const calls = { send: callOf('send'), sendFailed: callOf('sendFailed'), receive: callOf('receive'), receiveFailed: callOf('receiveFailed'), ack: callOf('ack'), ackFailed: callOf('ackFailed') };
-    const outcome = decideVerdict({ stoppedBecause: x.failure, interrupted: this.interrupted, senders: c.senders, receivers: c.receivers, counts, calls, lastError: lastError ?? null });
-
-    return {
-      verdict: outcome.verdict,
-      failure: outcome.failure,
-      partial: outcome.partial,
-      interrupted: this.interrupted,
-      interruptedBy: this.interruptSignal ?? null,
-      runId: this.runId,
-      startedAt: x.startedAt.toISOString(),
-      durationMs: Math.round(x.durationMs),
-      counts,
-      throughput: { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')) },
-      latency: {
-        endToEnd: lat.endToEnd,
-        send: lat.send,
-        receive: lat.receive,
-        ack: lat.ack,
-        ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService, scheduleLag: lat.scheduleLag } : {}),
-      },
-      latencyFrom: rated ? 'intended' : 'send-start',
-      series: this.series.points(),
-      config: {
-        senders: c.senders,
-        receivers: c.receivers,
-        // Worker threads actually used by each role (see threadsPerRole).
-        threads: { senders: Math.min(c.senders, this.threadsPerRole(c.senders)), receivers: Math.min(c.receivers, this.threadsPerRole(c.receivers)) },
-        messagesPerSender: c.messagesPerSender ?? null,
-        durationMs: c.durationMs ?? null,
-        sizeBytes: c.sizeBytes,
-        batch: c.batch,
-        vtSec: c.vtSec,
-        ratePerSec: c.ratePerSec,
-        maxBacklog: c.maxBacklog ?? null,
-        warmupMs: c.warmupMs,
-        queue: x.queue,
-        keep: c.keep,
-        ack: c.ack,
-        drainTimeoutMs: c.drainTimeoutMs,
-        outageTimeoutMs: this.outageTimeoutMs(),
-        isolation: c.isolation ?? null,
-        dequeue: c.dequeue,
-        naivePauseMs: c.naivePauseMs ?? 0,
-        maxP99Ms: c.maxP99Ms ?? null,
-        allowForeign: c.allowForeign === true,
-        settleMs: c.settleMs ?? null,
-      },
-      environment: { ...x.environment },
-      examples: summary.examples,
-      drain: {
-        skipped: this.drainOutcome === 'skipped',
-        complete: this.drainOutcome === 'complete',
-        timedOut: this.drainOutcome === 'timedOut',
-        durationMs: Math.round(drainMs),
-        settleMs: this.settleStartUs > 0 ? Math.round(Math.max(0, Math.min(monoUs(), this.settleUntilUs) - this.settleStartUs) / 1000) : 0,
-      },
-      queue: {
-        name: x.queue,
-        created: x.created,
-        dropped: x.dropped,
-        messagesBefore: x.messagesBefore,
-        messagesAfter: x.messagesAfter,
-      },
-      tester: { warnings, cpuPercentOfCores: Math.round(cpuShare * 1000) / 10, cores, workers },
-      errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
-      maxP99,
-      hdrLog: c.hdrLogPath ?? null,
-      backlog:
-        c.maxBacklog === undefined
-          ? null
-          : {
-              max: c.maxBacklog,
-              // Of the senders' time, the share spent waiting for room.
-              senderWaitShare: c.senders > 0 && x.durationMs > 0 ? round2(sum('sender', (t) => t.backlogWaitMs) / c.senders / x.durationMs) : 0,
-              stuck: backlogStuck,
-            },
-    };
-  }
 }
-
-const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export type { EventLoopStats };

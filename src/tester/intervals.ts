@@ -1,8 +1,7 @@
 // End-to-end latency by second, merged across receivers: the live percentiles and the
-// HdrHistogram log (--hdr-log). A second is released once every receiver has reported it.
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { SmqError } from '../errors.js';
-import { addEncoded, HistogramLogWriter, newMergedHistogram, type Histogram } from './histograms.js';
+// HdrHistogram log (--hdr-log, hdr-log.ts). A second is released once every receiver has reported it.
+import type { HdrLog } from './hdr-log.js';
+import { addEncoded, newMergedHistogram, type Histogram } from './histograms.js';
 
 export class EndToEndIntervals {
   private readonly bySecond = new Map<number, Histogram>();
@@ -11,37 +10,15 @@ export class EndToEndIntervals {
   private nextSecond = 0;
   /** Every released second after the warm-up. */
   readonly running: Histogram = newMergedHistogram();
-  private log: { fd: number; writer: HistogramLogWriter } | undefined;
 
-  constructor(private readonly warmupMs: number) {}
+  constructor(
+    private readonly warmupMs: number,
+    /** --hdr-log: every released second after the warm-up is written there. */
+    private readonly log: HdrLog | undefined,
+  ) {}
 
   receiverThreads(n: number): void {
     this.upTo = new Array<number>(n).fill(0);
-  }
-
-  openLog(path: string): void {
-    let fd: number;
-    try {
-      fd = openSync(path, 'w');
-    } catch (e) {
-      throw new SmqError('invalid-input', `cannot write --hdr-log ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
-        hint: 'give a file in a folder you can write to',
-      });
-    }
-    const writer = new HistogramLogWriter((text) => void writeSync(fd, text));
-    writer.outputLogFormatVersion();
-    writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
-    this.log = { fd, writer };
-  }
-
-  startLog(epochMs: number): void {
-    this.log?.writer.outputStartTime(epochMs);
-    this.log?.writer.outputLegend();
-  }
-
-  closeLog(): void {
-    if (this.log) closeSync(this.log.fd);
-    this.log = undefined;
   }
 
   add(second: number, encoded: string): void {
@@ -80,7 +57,7 @@ export class EndToEndIntervals {
       this.bySecond.delete(s);
       if (s < warmupSeconds) continue;
       if (h) this.running.add(h);
-      if (this.log) this.log.writer.outputIntervalHistogram(h ?? newMergedHistogram(), s, s + 1, 1000);
+      if (this.log) this.log.interval(h ?? newMergedHistogram(), s);
     }
   }
 

@@ -1,9 +1,16 @@
-// The final report of a run: the JSON document (--json) and the text table.
-import type { CheckerCounts, ExampleClass, MessageRef } from './checker.js';
-import { EXAMPLE_CLASSES } from './checker.js';
-import type { LatencySummary } from './histograms.js';
-import type { Verdict } from './verdict.js';
+// The final report of a run: the JSON document (--json), built from what the run saw by a pure
+// function (buildReport). report-text.ts renders it as the text table.
+import type { CheckerCounts, CheckerSummary, ExampleClass, MessageRef } from './checker.js';
+import type { TesterConfig } from './config.js';
+import type { DrainOutcome } from './drain.js';
+import type { TesterEnvironment } from './environment.js';
+import { addEncoded, HISTOGRAM_NAMES, newMergedHistogram, summarize, type Histogram, type HistogramName, type LatencySummary } from './histograms.js';
+import type { ErrorKind, FromWorker, WorkerRole, WorkerTotals } from './protocol.js';
 import type { SeriesPoint } from './series.js';
+import { decideVerdict, type Verdict } from './verdict.js';
+import { cpuShare, round2, testerWarnings } from './warnings.js';
+
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 export interface LatencyReport {
   /** send start -> receive (or intended send time -> receive, with --rate) */
@@ -41,7 +48,7 @@ export interface TesterReport {
   readonly partial: boolean;
   readonly interrupted: boolean;
   /** The signal that interrupted the run (Ctrl-C is SIGINT). */
-  readonly interruptedBy: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | null;
+  readonly interruptedBy: StopSignal | null;
   readonly runId: string;
   readonly startedAt: string;
   readonly durationMs: number;
@@ -82,138 +89,190 @@ export interface TesterReport {
   readonly backlog: { readonly max: number; readonly senderWaitShare: number; readonly stuck: number } | null;
 }
 
-const fmt = (n: number, digits = 2) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
-function table(rows: string[][], rightAlign: (col: number) => boolean): string[] {
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) =>
-    r
-      .map((c, i) => (rightAlign(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  );
+/** A worker thread as the report sees it: its result, or (died) the errors it had reported. */
+export interface ReportedWorker {
+  readonly role: WorkerRole;
+  readonly indices: readonly number[];
+  readonly result: Extract<FromWorker, { type: 'RESULT' }> | undefined;
+  readonly reportedErrors: Readonly<Record<ErrorKind, number>>;
 }
 
-export const refText = (r: MessageRef) =>
-  r.sender < 0 ? `id ${r.id ?? '?'}` : `sender ${r.sender} seq ${r.seq}${r.id === undefined ? '' : ` (id ${r.id})`}`;
-
-const CLASS_LABEL: Record<ExampleClass, string> = {
-  lost: 'lost',
-  doubleDequeued: 'double-dequeue',
-  duplicated: 'duplicated',
-  redelivered: 'redelivered',
-  resurrected: 'resurrected',
-  unexpected: 'unexpected',
-  uncertain: 'uncertain',
-};
-
-/**
- * The text report. Everything in it comes from the run or the database; callers escape it
- * for the terminal (queue names and server strings are not ours).
- */
-/** ' on 1 + 1 threads' (sender threads + receiver threads). */
-function threadsText(t: unknown): string {
-  if (typeof t !== 'object' || t === null) return '';
-  const { senders, receivers } = t as { senders?: unknown; receivers?: unknown };
-  const parts = [Number(senders) > 0 ? `${Number(senders)} sender` : '', Number(receivers) > 0 ? `${Number(receivers)} receiver` : ''].filter(Boolean);
-  return parts.length ? ` on ${parts.join(' + ')} thread(s)` : '';
+/** Everything the report is made of; buildReport reads no clock and no state of its own. */
+export interface ReportInput {
+  readonly config: TesterConfig;
+  readonly runId: string;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+  /** µs, monotonic: now (the drain's and the settle's durations end here). */
+  readonly nowUs: number;
+  readonly cores: number;
+  /** CPU the process used during the run. */
+  readonly cpu: NodeJS.CpuUsage;
+  readonly interrupted: boolean;
+  readonly interruptedBy: StopSignal | undefined;
+  /** Why the run stopped early or cannot back a verdict. */
+  readonly failure: string | undefined;
+  readonly summary: CheckerSummary;
+  readonly workers: readonly ReportedWorker[];
+  readonly series: readonly SeriesPoint[];
+  /** Worker threads each role used. */
+  readonly threads: { readonly senders: number; readonly receivers: number };
+  readonly outageTimeoutMs: number;
+  readonly backlogStuckMs: number;
+  /** µs, monotonic; 0: never began. */
+  readonly drain: { readonly outcome: DrainOutcome; readonly startUs: number; readonly settleStartUs: number; readonly settleUntilUs: number };
+  /** Distinct foreign messages received; foreign rows the read-back found. */
+  readonly foreign: { readonly seen: number; readonly inQueue: number };
+  /** The last error a worker reported while running. */
+  readonly lastError: string | undefined;
+  readonly queue: TesterReport['queue'];
+  readonly environment: TesterEnvironment;
+  /** Warnings from before the report (the read-back, the settle, the queue's drop). */
+  readonly warnings: readonly string[];
 }
 
-export function formatReport(r: TesterReport): string {
-  const out: string[] = [];
-  const env = r.environment;
-  const cfg = r.config;
-  const partial =
-    r.failure !== null && r.partial ? '— FAILED, partial report' : r.interrupted ? `— INTERRUPTED (${r.interruptedBy ?? 'SIGINT'}), partial report` : r.failure !== null ? '— FAILED' : '';
-  out.push(`smq tester ${partial}`.trimEnd());
-  out.push('');
-  out.push(`store       ${String(env['location'])}${env['embedded'] ? '  (embedded SQLite file in a temporary folder)' : ''}`);
-  out.push(`server      ${String(env['serverVersion'])}, ${String(env['schema'])}`);
-  const iso = env['isolation'] ? `, isolation ${String(env['isolation'])}` : '';
-  out.push(`dequeue     ${String(env['dequeue'])}${iso}, ack by ${String(cfg['ack'])}`);
-  const amount = cfg['messagesPerSender'] !== undefined && cfg['messagesPerSender'] !== null
-    ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
-    : cfg['durationMs'] ? `${fmt(Number(cfg['durationMs']) / 1000)} s` : 'drain only';
-  out.push(
-    `run         ${String(cfg['senders'])} senders, ${String(cfg['receivers'])} receivers` +
-      threadsText(cfg['threads']) +
-      `, ${amount}, ` +
-      `${String(cfg['sizeBytes'])} B bodies, batch ${String(cfg['batch'])}, vt ${String(cfg['vtSec'])} s` +
-      (Number(cfg['ratePerSec']) > 0 ? `, rate ${int(Number(cfg['ratePerSec']))}/s` : '') +
-      (r.backlog ? `, max backlog ${int(r.backlog.max)}` : '') +
-      (Number(cfg['warmupMs']) > 0 ? `, warm-up ${fmt(Number(cfg['warmupMs']) / 1000)} s` : ''),
-  );
-  out.push(`queue       ${r.queue.name}${r.queue.created ? ' (created for the run' + (r.queue.dropped ? ', dropped after)' : ', kept)') : ''}`);
-  out.push(`duration    ${fmt(r.durationMs / 1000)} s, run id ${r.runId}`);
-  out.push('');
-  out.push(
-    `throughput  send ${int(r.throughput.sendPerSec)} msg/s, receive ${int(r.throughput.receivePerSec)} msg/s` +
-      (r.backlog ? ` (senders waited for the backlog ${Math.round(r.backlog.senderWaitShare * 100)}% of the time)` : ''),
-  );
-  out.push('');
-  const lat = r.latency;
-  const rows: string[][] = [['latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'count']];
-  const add = (name: string, s: { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | undefined) => {
-    if (!s) return;
-    rows.push([name, fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), int(s.count)]);
+export function buildReport(x: ReportInput): TesterReport {
+  const c = x.config;
+  const results = x.workers.map((w) => ({ w, r: w.result! })).filter((x) => x.r !== undefined);
+  const merged = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, newMergedHistogram()])) as Record<HistogramName, Histogram>;
+  for (const { r } of results) for (const n of HISTOGRAM_NAMES) addEncoded(merged[n], r.histograms[n]);
+  const lat = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, summarize(merged[n])])) as Record<HistogramName, LatencySummary>;
+  const rated = c.ratePerSec > 0;
+
+  const summary = x.summary;
+  const sum = (role: WorkerRole, f: (t: WorkerTotals) => number) =>
+    results.filter(({ w }) => w.role === role).reduce((a, { r }) => a + f(r.totals), 0);
+  const rate = (role: WorkerRole) => {
+    const rs = results.filter(({ w }) => w.role === role).map(({ r }) => r.totals);
+    const n = rs.reduce((a, t) => a + t.measuredCount, 0);
+    const first = Math.min(...rs.map((t) => t.measuredFirstUs));
+    const last = Math.max(...rs.map((t) => t.measuredLastUs));
+    const sec = (last - first) / 1e6;
+    return n > 0 && sec > 0 ? n / sec : 0;
   };
-  const corrected = r.latencyFrom === 'intended' ? ' *' : '';
-  add(`end-to-end${corrected}`, lat.endToEnd);
-  add('  service', lat.endToEndService);
-  add(`send${corrected}`, lat.send);
-  add('  service', lat.sendService);
-  add('  schedule lag', lat.scheduleLag);
-  add('receive', lat.receive);
-  add('ack', lat.ack);
-  out.push(...table(rows, (i) => i > 0));
-  if (corrected) {
-    out.push('* from the intended send time (coordinated-omission corrected); "service" from the actual send start;');
-    out.push('  "schedule lag": how late the tester itself started each send');
-  }
-  out.push('');
-  const c = r.counts;
-  const crows: string[][] = [
-    ['sent', int(c.sent), 'received', int(c.received), 'acknowledged', int(c.acknowledged)],
-    ['ok', int(c.ok), 'lost', int(c.lost), 'double-dequeue', int(c.doubleDequeued)],
-    ['redelivered', int(c.redelivered), 'resurrected', int(c.resurrected), 'unexpected', int(c.unexpected)],
-    ['duplicated', int(c.duplicated), 'uncertain', int(c.uncertain), 'send failed', int(c.sendFailed)],
-    ['ack failed', int(c.ackFailed), '', '', '', ''],
+
+  const workers: WorkerReport[] = results.map(({ w, r }) => ({
+    role: w.role,
+    indices: w.indices,
+    eventLoopP99Ms: round2(r.eventLoop.p99Ms),
+    eventLoopMaxMs: round2(r.eventLoop.maxMs),
+    utilization: round2(r.eventLoop.utilization),
+    errors: r.totals.errors,
+  }));
+  const cores = x.cores;
+  const share = cpuShare(x.cpu, x.durationMs, cores);
+  const backlogStuck = sum('sender', (t) => t.backlogStuck);
+  const foreign = {
+    deliveries: sum('receiver', (t) => t.foreignDeliveries),
+    returned: sum('receiver', (t) => t.foreignReturned),
+    notReturned: sum('receiver', (t) => t.foreignNotReturned),
+  };
+  const warnings: string[] = [
+    ...x.warnings,
+    ...testerWarnings({
+      targetKind: c.target.kind,
+      workers: results.map(({ w, r }) => ({ role: w.role, indices: w.indices, eventLoopP99Ms: r.eventLoop.p99Ms })),
+      cpuShare: share,
+      cores,
+      backlogStuck,
+      backlogStuckMs: x.backlogStuckMs,
+      foreignSeen: x.foreign.seen,
+      foreignDeliveries: foreign.deliveries,
+      foreignNotReturned: foreign.notReturned,
+      foreignInQueue: x.foreign.inQueue,
+      notDrained: summary.counts.notDrained,
+      receivers: c.receivers,
+    }),
   ];
-  if (c.notDrained > 0 || c.foreign > 0) crows.push(['not drained', int(c.notDrained), 'foreign', int(c.foreign), '', '']);
-  out.push(...table(crows, (i) => i % 2 === 1));
-  out.push('');
-  for (const cls of EXAMPLE_CLASSES) {
-    const ex = r.examples[cls];
-    if (ex.length === 0 || cls === 'redelivered' || cls === 'uncertain') continue;
-    out.push(`${CLASS_LABEL[cls]} examples: ${ex.map(refText).join('; ')}`);
-  }
-  if (!r.drain.skipped) {
-    out.push(
-      `drain       ${r.drain.complete ? 'complete' : r.drain.timedOut ? 'timed out (nothing new for the drain timeout)' : 'stopped'} after ${fmt(r.drain.durationMs / 1000)} s`,
-    );
-  }
-  if (r.queue.messagesAfter !== null) out.push(`left in queue ${int(r.queue.messagesAfter)}`);
-  if (r.errors.count > 0) {
-    out.push(
-      `errors      ${int(r.errors.count)} (${int(r.errors.connection)} connection, ${int(r.errors.other)} other)` +
-        `${r.errors.last ? `, last: ${r.errors.last}` : ''}`,
-    );
-  }
-  for (const w of r.tester.warnings) out.push(`warning: ${w}`);
-  if (r.maxP99) {
-    out.push(`--max-p99   ${fmt(r.maxP99.valueMs)} ms ${r.maxP99.exceeded ? '>' : '<='} ${fmt(r.maxP99.limitMs)} ms${r.maxP99.exceeded ? ' (EXCEEDED)' : ''}`);
-  }
-  if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);
-  out.push('');
-  if (r.failure !== null) out.push(`${r.partial ? 'stopped' : 'failed '}     ${r.failure}`);
-  const verdictText: Record<TesterReport['verdict'], string> = {
-    failed: r.partial ? 'FAILED (no verdict: the run stopped early)' : 'FAILED (nothing worked: no verdict)',
-    interrupted: 'interrupted',
-    violations: 'VIOLATIONS',
-    clean: 'clean',
+  // Errors by kind: from each worker's result, or what a worker that died had reported.
+  const errorsOf = (kind: ErrorKind) =>
+    x.workers.reduce((a, w) => a + (w.result ? (kind === 'connection' ? w.result.totals.connectionErrors : w.result.totals.otherErrors) : w.reportedErrors[kind]), 0);
+  const connectionErrors = errorsOf('connection');
+  const otherErrors = errorsOf('other');
+
+  const judged = lat.endToEnd.count > 0 ? lat.endToEnd : lat.send;
+  const maxP99 = c.maxP99Ms === undefined ? null : { limitMs: c.maxP99Ms, valueMs: judged.p99, exceeded: judged.p99 > c.maxP99Ms };
+  const drainMs = x.drain.startUs > 0 ? (x.nowUs - x.drain.startUs) / 1000 : 0;
+  const counts = {
+    ...summary.counts,
+    // Received (and handed back), or found in the queue afterwards: whichever saw more.
+    foreign: Math.max(x.foreign.seen, x.foreign.inQueue),
+    foreignDeliveries: foreign.deliveries,
+    faultDeleted: sum('sender', (t) => t.faultDeleted),
   };
-  out.push(`verdict     ${verdictText[r.verdict]}`);
-  return out.join('\n') + '\n';
+  const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? x.lastError;
+  const callOf = (k: keyof WorkerTotals['calls']) => results.reduce((a, { r }) => a + r.totals.calls[k], 0);
+  const calls = { send: callOf('send'), sendFailed: callOf('sendFailed'), receive: callOf('receive'), receiveFailed: callOf('receiveFailed'), ack: callOf('ack'), ackFailed: callOf('ackFailed') };
+  const outcome = decideVerdict({ stoppedBecause: x.failure, interrupted: x.interrupted, senders: c.senders, receivers: c.receivers, counts, calls, lastError: lastError ?? null });
+
+  return {
+    verdict: outcome.verdict,
+    failure: outcome.failure,
+    partial: outcome.partial,
+    interrupted: x.interrupted,
+    interruptedBy: x.interruptedBy ?? null,
+    runId: x.runId,
+    startedAt: x.startedAt.toISOString(),
+    durationMs: Math.round(x.durationMs),
+    counts,
+    throughput: { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')) },
+    latency: {
+      endToEnd: lat.endToEnd,
+      send: lat.send,
+      receive: lat.receive,
+      ack: lat.ack,
+      ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService, scheduleLag: lat.scheduleLag } : {}),
+    },
+    latencyFrom: rated ? 'intended' : 'send-start',
+    series: x.series,
+    config: {
+      senders: c.senders,
+      receivers: c.receivers,
+      // Worker threads actually used by each role (see threadsPerRole).
+      threads: x.threads,
+      messagesPerSender: c.messagesPerSender ?? null,
+      durationMs: c.durationMs ?? null,
+      sizeBytes: c.sizeBytes,
+      batch: c.batch,
+      vtSec: c.vtSec,
+      ratePerSec: c.ratePerSec,
+      maxBacklog: c.maxBacklog ?? null,
+      warmupMs: c.warmupMs,
+      queue: x.queue.name,
+      keep: c.keep,
+      ack: c.ack,
+      drainTimeoutMs: c.drainTimeoutMs,
+      outageTimeoutMs: x.outageTimeoutMs,
+      isolation: c.isolation ?? null,
+      dequeue: c.dequeue,
+      naivePauseMs: c.naivePauseMs ?? 0,
+      maxP99Ms: c.maxP99Ms ?? null,
+      allowForeign: c.allowForeign === true,
+      settleMs: c.settleMs ?? null,
+    },
+    environment: { ...x.environment },
+    examples: summary.examples,
+    drain: {
+      skipped: x.drain.outcome === 'skipped',
+      complete: x.drain.outcome === 'complete',
+      timedOut: x.drain.outcome === 'timedOut',
+      durationMs: Math.round(drainMs),
+      settleMs: x.drain.settleStartUs > 0 ? Math.round(Math.max(0, Math.min(x.nowUs, x.drain.settleUntilUs) - x.drain.settleStartUs) / 1000) : 0,
+    },
+    queue: { ...x.queue },
+    tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, cores, workers },
+    errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
+    maxP99,
+    hdrLog: c.hdrLogPath ?? null,
+    backlog:
+      c.maxBacklog === undefined
+        ? null
+        : {
+            max: c.maxBacklog,
+            // Of the senders' time, the share spent waiting for room.
+            senderWaitShare: c.senders > 0 && x.durationMs > 0 ? round2(sum('sender', (t) => t.backlogWaitMs) / c.senders / x.durationMs) : 0,
+            stuck: backlogStuck,
+          },
+  };
 }

@@ -1,0 +1,44 @@
+// --hdr-log: the run's end-to-end latency as an HdrHistogram interval log, one interval per
+// second after the warm-up (EndToEndIntervals writes each second as it is released), readable
+// by HdrHistogram's own tools (HistogramLogProcessor, plotters).
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { SmqError } from '../errors.js';
+import { HistogramLogWriter, type Histogram } from './histograms.js';
+
+export class HdrLog {
+  private constructor(
+    private readonly fd: number,
+    private readonly writer: HistogramLogWriter,
+  ) {}
+
+  /** Creates (or truncates) the file; a path that cannot be written is the user's to fix. */
+  static open(path: string): HdrLog {
+    let fd: number;
+    try {
+      fd = openSync(path, 'w');
+    } catch (e) {
+      throw new SmqError('invalid-input', `cannot write --hdr-log ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+        hint: 'give a file in a folder you can write to',
+      });
+    }
+    const writer = new HistogramLogWriter((text) => void writeSync(fd, text));
+    writer.outputLogFormatVersion();
+    writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
+    return new HdrLog(fd, writer);
+  }
+
+  /** The run's second 0, as wall-clock time. */
+  start(epochMs: number): void {
+    this.writer.outputStartTime(epochMs);
+    this.writer.outputLegend();
+  }
+
+  /** One second of the run (second s to s + 1). */
+  interval(h: Histogram, second: number): void {
+    this.writer.outputIntervalHistogram(h, second, second + 1, 1000);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

@@ -1,0 +1,140 @@
+// The final report as text: the table `smq tester` prints (report.ts builds the document).
+import type { ExampleClass, MessageRef } from './checker.js';
+import { EXAMPLE_CLASSES } from './checker.js';
+import type { TesterReport } from './report.js';
+
+const fmt = (n: number, digits = 2) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function table(rows: string[][], rightAlign: (col: number) => boolean): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => (rightAlign(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+export const refText = (r: MessageRef) =>
+  r.sender < 0 ? `id ${r.id ?? '?'}` : `sender ${r.sender} seq ${r.seq}${r.id === undefined ? '' : ` (id ${r.id})`}`;
+
+const CLASS_LABEL: Record<ExampleClass, string> = {
+  lost: 'lost',
+  doubleDequeued: 'double-dequeue',
+  duplicated: 'duplicated',
+  redelivered: 'redelivered',
+  resurrected: 'resurrected',
+  unexpected: 'unexpected',
+  uncertain: 'uncertain',
+};
+
+/**
+ * The text report. Everything in it comes from the run or the database; callers escape it
+ * for the terminal (queue names and server strings are not ours).
+ */
+/** ' on 1 + 1 threads' (sender threads + receiver threads). */
+function threadsText(t: unknown): string {
+  if (typeof t !== 'object' || t === null) return '';
+  const { senders, receivers } = t as { senders?: unknown; receivers?: unknown };
+  const parts = [Number(senders) > 0 ? `${Number(senders)} sender` : '', Number(receivers) > 0 ? `${Number(receivers)} receiver` : ''].filter(Boolean);
+  return parts.length ? ` on ${parts.join(' + ')} thread(s)` : '';
+}
+
+export function formatReport(r: TesterReport): string {
+  const out: string[] = [];
+  const env = r.environment;
+  const cfg = r.config;
+  const partial =
+    r.failure !== null && r.partial ? '— FAILED, partial report' : r.interrupted ? `— INTERRUPTED (${r.interruptedBy ?? 'SIGINT'}), partial report` : r.failure !== null ? '— FAILED' : '';
+  out.push(`smq tester ${partial}`.trimEnd());
+  out.push('');
+  out.push(`store       ${String(env['location'])}${env['embedded'] ? '  (embedded SQLite file in a temporary folder)' : ''}`);
+  out.push(`server      ${String(env['serverVersion'])}, ${String(env['schema'])}`);
+  const iso = env['isolation'] ? `, isolation ${String(env['isolation'])}` : '';
+  out.push(`dequeue     ${String(env['dequeue'])}${iso}, ack by ${String(cfg['ack'])}`);
+  const amount = cfg['messagesPerSender'] !== undefined && cfg['messagesPerSender'] !== null
+    ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
+    : cfg['durationMs'] ? `${fmt(Number(cfg['durationMs']) / 1000)} s` : 'drain only';
+  out.push(
+    `run         ${String(cfg['senders'])} senders, ${String(cfg['receivers'])} receivers` +
+      threadsText(cfg['threads']) +
+      `, ${amount}, ` +
+      `${String(cfg['sizeBytes'])} B bodies, batch ${String(cfg['batch'])}, vt ${String(cfg['vtSec'])} s` +
+      (Number(cfg['ratePerSec']) > 0 ? `, rate ${int(Number(cfg['ratePerSec']))}/s` : '') +
+      (r.backlog ? `, max backlog ${int(r.backlog.max)}` : '') +
+      (Number(cfg['warmupMs']) > 0 ? `, warm-up ${fmt(Number(cfg['warmupMs']) / 1000)} s` : ''),
+  );
+  out.push(`queue       ${r.queue.name}${r.queue.created ? ' (created for the run' + (r.queue.dropped ? ', dropped after)' : ', kept)') : ''}`);
+  out.push(`duration    ${fmt(r.durationMs / 1000)} s, run id ${r.runId}`);
+  out.push('');
+  out.push(
+    `throughput  send ${int(r.throughput.sendPerSec)} msg/s, receive ${int(r.throughput.receivePerSec)} msg/s` +
+      (r.backlog ? ` (senders waited for the backlog ${Math.round(r.backlog.senderWaitShare * 100)}% of the time)` : ''),
+  );
+  out.push('');
+  const lat = r.latency;
+  const rows: string[][] = [['latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'count']];
+  const add = (name: string, s: { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | undefined) => {
+    if (!s) return;
+    rows.push([name, fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), int(s.count)]);
+  };
+  const corrected = r.latencyFrom === 'intended' ? ' *' : '';
+  add(`end-to-end${corrected}`, lat.endToEnd);
+  add('  service', lat.endToEndService);
+  add(`send${corrected}`, lat.send);
+  add('  service', lat.sendService);
+  add('  schedule lag', lat.scheduleLag);
+  add('receive', lat.receive);
+  add('ack', lat.ack);
+  out.push(...table(rows, (i) => i > 0));
+  if (corrected) {
+    out.push('* from the intended send time (coordinated-omission corrected); "service" from the actual send start;');
+    out.push('  "schedule lag": how late the tester itself started each send');
+  }
+  out.push('');
+  const c = r.counts;
+  const crows: string[][] = [
+    ['sent', int(c.sent), 'received', int(c.received), 'acknowledged', int(c.acknowledged)],
+    ['ok', int(c.ok), 'lost', int(c.lost), 'double-dequeue', int(c.doubleDequeued)],
+    ['redelivered', int(c.redelivered), 'resurrected', int(c.resurrected), 'unexpected', int(c.unexpected)],
+    ['duplicated', int(c.duplicated), 'uncertain', int(c.uncertain), 'send failed', int(c.sendFailed)],
+    ['ack failed', int(c.ackFailed), '', '', '', ''],
+  ];
+  if (c.notDrained > 0 || c.foreign > 0) crows.push(['not drained', int(c.notDrained), 'foreign', int(c.foreign), '', '']);
+  out.push(...table(crows, (i) => i % 2 === 1));
+  out.push('');
+  for (const cls of EXAMPLE_CLASSES) {
+    const ex = r.examples[cls];
+    if (ex.length === 0 || cls === 'redelivered' || cls === 'uncertain') continue;
+    out.push(`${CLASS_LABEL[cls]} examples: ${ex.map(refText).join('; ')}`);
+  }
+  if (!r.drain.skipped) {
+    out.push(
+      `drain       ${r.drain.complete ? 'complete' : r.drain.timedOut ? 'timed out (nothing new for the drain timeout)' : 'stopped'} after ${fmt(r.drain.durationMs / 1000)} s`,
+    );
+  }
+  if (r.queue.messagesAfter !== null) out.push(`left in queue ${int(r.queue.messagesAfter)}`);
+  if (r.errors.count > 0) {
+    out.push(
+      `errors      ${int(r.errors.count)} (${int(r.errors.connection)} connection, ${int(r.errors.other)} other)` +
+        `${r.errors.last ? `, last: ${r.errors.last}` : ''}`,
+    );
+  }
+  for (const w of r.tester.warnings) out.push(`warning: ${w}`);
+  if (r.maxP99) {
+    out.push(`--max-p99   ${fmt(r.maxP99.valueMs)} ms ${r.maxP99.exceeded ? '>' : '<='} ${fmt(r.maxP99.limitMs)} ms${r.maxP99.exceeded ? ' (EXCEEDED)' : ''}`);
+  }
+  if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);
+  out.push('');
+  if (r.failure !== null) out.push(`${r.partial ? 'stopped' : 'failed '}     ${r.failure}`);
+  const verdictText: Record<TesterReport['verdict'], string> = {
+    failed: r.partial ? 'FAILED (no verdict: the run stopped early)' : 'FAILED (nothing worked: no verdict)',
+    interrupted: 'interrupted',
+    violations: 'VIOLATIONS',
+    clean: 'clean',
+  };
+  out.push(`verdict     ${verdictText[r.verdict]}`);
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,240 @@
+// The report as a function of what the run saw, without threads or a database: buildReport
+// merges the workers' histograms and totals and decides the verdict; the warning policy says
+// when the tester itself may have set the pace.
+import { describe, expect, test } from 'vitest';
+import { DeliveryChecker } from '../../src/tester/checker.js';
+import type { TesterConfig } from '../../src/tester/config.js';
+import type { TesterEnvironment } from '../../src/tester/environment.js';
+import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs } from '../../src/tester/histograms.js';
+import type { WorkerTotals } from '../../src/tester/protocol.js';
+import { buildReport, type ReportInput, type ReportedWorker } from '../../src/tester/report.js';
+import { formatReport } from '../../src/tester/report-text.js';
+import { cpuShare, LAG_WARN_MS, testerWarnings, type WarningFacts } from '../../src/tester/warnings.js';
+
+const config: TesterConfig = {
+  target: { kind: 'pgmq', url: 'postgres://x@localhost/db' },
+  senders: 1,
+  receivers: 1,
+  messagesPerSender: 3,
+  sizeBytes: 64,
+  batch: 1,
+  vtSec: 5,
+  ack: 'delete',
+  dequeue: 'safe',
+  ratePerSec: 0,
+  warmupMs: 0,
+  keep: false,
+  drainTimeoutMs: 5000,
+};
+
+const environment: TesterEnvironment = {
+  backend: 'pgmq',
+  serverVersion: 'PostgreSQL 16',
+  schema: 'pgmq 1.5',
+  location: 'postgres://x@localhost/db',
+  embedded: false,
+  isolation: null,
+  dequeue: 'safe',
+  node: 'v20',
+  platform: 'linux',
+  cores: 2,
+  cpuModel: 'cpu',
+};
+
+const totals = (over: Partial<WorkerTotals>): WorkerTotals => ({
+  sent: 0,
+  sendFailed: 0,
+  received: 0,
+  acknowledged: 0,
+  ackFailed: 0,
+  emptyReceives: 0,
+  errors: 0,
+  connectionErrors: 0,
+  otherErrors: 0,
+  foreignDeliveries: 0,
+  foreignReturned: 0,
+  foreignNotReturned: 0,
+  calls: { send: 0, sendFailed: 0, receive: 0, receiveFailed: 0, ack: 0, ackFailed: 0 },
+  backlogWaitMs: 0,
+  backlogStuck: 0,
+  faultDeleted: 0,
+  measuredCount: 0,
+  measuredFirstUs: 0,
+  measuredLastUs: 0,
+  lastError: undefined,
+  ...over,
+});
+
+/** A worker's histograms, each holding the values given for it (µs). */
+function histograms(values: Partial<Record<(typeof HISTOGRAM_NAMES)[number], number[]>>) {
+  return Object.fromEntries(
+    HISTOGRAM_NAMES.map((n) => {
+      const h = newWorkerHistogram();
+      for (const v of values[n] ?? []) recordUs(h, v);
+      return [n, encodeHistogram(h)];
+    }),
+  ) as Record<(typeof HISTOGRAM_NAMES)[number], string>;
+}
+
+const eventLoop = { meanMs: 1, p99Ms: 2, maxMs: 3, utilization: 0.5 };
+
+/** One sender that sent 3 messages and one receiver that received and deleted them. */
+function cleanRun(): ReportInput {
+  const checker = new DeliveryChecker({ senders: 1, capacityPerSender: 3, clockBaseMs: 0 });
+  checker.recordSend(0, 0, 3, 'acked');
+  for (let seq = 0; seq < 3; seq++) {
+    checker.recordDelivery(0, seq, 1000 + seq, 6000 + seq, String(seq + 1));
+    checker.recordAck(0, seq, true, String(seq + 1));
+  }
+  const calls = { send: 3, sendFailed: 0, receive: 3, receiveFailed: 0, ack: 3, ackFailed: 0 };
+  const sender: ReportedWorker = {
+    role: 'sender',
+    indices: [0],
+    result: { type: 'RESULT', histograms: histograms({ send: [1000, 2000, 3000] }), totals: totals({ sent: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 1_000_000 }), eventLoop },
+    reportedErrors: { connection: 0, other: 0 },
+  };
+  const receiver: ReportedWorker = {
+    role: 'receiver',
+    indices: [0],
+    result: { type: 'RESULT', histograms: histograms({ endToEnd: [5000, 6000, 7000] }), totals: totals({ received: 3, acknowledged: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 2_000_000 }), eventLoop },
+    reportedErrors: { connection: 0, other: 0 },
+  };
+  return {
+    config,
+    runId: 'abc123',
+    startedAt: new Date('2026-01-01T00:00:00Z'),
+    durationMs: 2000.4,
+    nowUs: 10_000_000,
+    cores: 2,
+    cpu: { user: 100_000, system: 0 },
+    interrupted: false,
+    interruptedBy: undefined,
+    failure: undefined,
+    summary: checker.summarize({ judgeLoss: true }),
+    workers: [sender, receiver],
+    series: [],
+    threads: { senders: 1, receivers: 1 },
+    outageTimeoutMs: 30_000,
+    backlogStuckMs: 5000,
+    drain: { outcome: 'complete', startUs: 9_000_000, settleStartUs: 0, settleUntilUs: 0 },
+    foreign: { seen: 0, inQueue: 0 },
+    lastError: undefined,
+    queue: { name: 'q', created: true, dropped: true, messagesBefore: 0, messagesAfter: 0 },
+    environment,
+    warnings: [],
+  };
+}
+
+describe('buildReport', () => {
+  test('a clean run: merged latencies, rates, counts, drain and verdict', () => {
+    const r = buildReport(cleanRun());
+    expect(r.verdict).toBe('clean');
+    expect(r.failure).toBeNull();
+    expect(r.counts).toMatchObject({ sent: 3, received: 3, acknowledged: 3, ok: 3, lost: 0, foreign: 0, foreignDeliveries: 0, faultDeleted: 0 });
+    expect(r.latency.send.count).toBe(3);
+    expect(r.latency.endToEnd.count).toBe(3);
+    expect(r.latency.endToEnd.max).toBeCloseTo(7, 1);
+    expect(r.latency.endToEndService).toBeUndefined();
+    expect(r.latencyFrom).toBe('send-start');
+    expect(r.throughput).toEqual({ sendPerSec: 3, receivePerSec: 1.5 });
+    expect(r.durationMs).toBe(2000);
+    expect(r.drain).toEqual({ skipped: false, complete: true, timedOut: false, durationMs: 1000, settleMs: 0 });
+    expect(r.tester).toEqual({
+      warnings: [],
+      cpuPercentOfCores: 2.5,
+      cores: 2,
+      workers: [
+        { role: 'sender', indices: [0], eventLoopP99Ms: 2, eventLoopMaxMs: 3, utilization: 0.5, errors: 0 },
+        { role: 'receiver', indices: [0], eventLoopP99Ms: 2, eventLoopMaxMs: 3, utilization: 0.5, errors: 0 },
+      ],
+    });
+    expect(r.config['threads']).toEqual({ senders: 1, receivers: 1 });
+    expect(r.config['queue']).toBe('q');
+    expect(r.queue).toEqual({ name: 'q', created: true, dropped: true, messagesBefore: 0, messagesAfter: 0 });
+    expect(r.maxP99).toBeNull();
+    expect(r.backlog).toBeNull();
+    expect(formatReport(r)).toMatch(/verdict {5}clean\n$/);
+  });
+
+  test('--max-p99 is judged on end-to-end latency, and on send latency when nothing was received', () => {
+    const x = cleanRun();
+    expect(buildReport({ ...x, config: { ...config, maxP99Ms: 6 } }).maxP99).toMatchObject({ limitMs: 6, exceeded: true });
+    const noReceiver = { ...x, workers: x.workers.filter((w) => w.role === 'sender'), config: { ...config, maxP99Ms: 6 } };
+    expect(buildReport(noReceiver).maxP99).toMatchObject({ limitMs: 6, exceeded: false });
+  });
+
+  test('a worker that died: its reported errors count, and the failure makes a partial, failed report', () => {
+    const x = cleanRun();
+    const dead: ReportedWorker = { role: 'receiver', indices: [1], result: undefined, reportedErrors: { connection: 2, other: 1 } };
+    const r = buildReport({ ...x, workers: [...x.workers, dead], failure: 'receiver 1 crashed: boom', lastError: 'boom' });
+    expect(r.verdict).toBe('failed');
+    expect(r.partial).toBe(true);
+    expect(r.failure).toBe('receiver 1 crashed: boom');
+    expect(r.errors).toEqual({ count: 3, connection: 2, other: 1, last: 'boom' });
+  });
+
+  test('warnings: the run\'s own first, then the policy\'s', () => {
+    const x = cleanRun();
+    const r = buildReport({ ...x, warnings: ['from the read-back'], foreign: { seen: 0, inQueue: 4 } });
+    expect(r.tester.warnings).toEqual(['from the read-back', "4 message(s) without this run's id are in the queue: left untouched (never received)"]);
+    expect(r.counts.foreign).toBe(4);
+  });
+
+  test('interrupted: marked, with the signal', () => {
+    const r = buildReport({ ...cleanRun(), interrupted: true, interruptedBy: 'SIGTERM' });
+    expect(r.verdict).toBe('interrupted');
+    expect(r.interruptedBy).toBe('SIGTERM');
+  });
+});
+
+describe('testerWarnings', () => {
+  const quiet: WarningFacts = {
+    targetKind: 'pgmq',
+    workers: [{ role: 'sender', indices: [0], eventLoopP99Ms: 1 }],
+    cpuShare: 0.1,
+    cores: 2,
+    backlogStuck: 0,
+    backlogStuckMs: 5000,
+    foreignSeen: 0,
+    foreignDeliveries: 0,
+    foreignNotReturned: 0,
+    foreignInQueue: 0,
+    notDrained: 0,
+    receivers: 1,
+  };
+
+  test('nothing to say', () => {
+    expect(testerWarnings(quiet)).toEqual([]);
+  });
+
+  test('event-loop lag names the worst worker on Postgres, never on SQLite', () => {
+    const workers = [
+      { role: 'sender' as const, indices: [0, 2], eventLoopP99Ms: LAG_WARN_MS + 10.123 },
+      { role: 'receiver' as const, indices: [1], eventLoopP99Ms: LAG_WARN_MS + 1 },
+    ];
+    expect(testerWarnings({ ...quiet, workers })).toEqual([
+      `the tester may be the bottleneck: 2 worker(s) had event-loop delays over ${LAG_WARN_MS} ms at p99 (worst: sender 0,2, 60.12 ms)`,
+    ]);
+    expect(testerWarnings({ ...quiet, workers, targetKind: 'sqlite' })).toEqual([]);
+  });
+
+  test('CPU near all cores (SQLite runs in-process, and says so)', () => {
+    expect(testerWarnings({ ...quiet, cpuShare: 0.95 })).toEqual(['the tester may be the bottleneck: it used 95% of 2 cores']);
+    expect(testerWarnings({ ...quiet, cpuShare: 0.9, targetKind: 'sqlite' })).toEqual([
+      'the tester may be the bottleneck: it used 90% of 2 cores (including SQLite, which runs in-process)',
+    ]);
+    expect(cpuShare({ user: 1_500_000, system: 500_000 }, 1000, 2)).toBe(1);
+  });
+
+  test('backlog waits given up, foreign messages handed back, sends not drained', () => {
+    expect(testerWarnings({ ...quiet, backlogStuck: 2 })).toEqual([
+      '2 time(s) a sender waiting under --max-backlog went on anyway: nothing was received for 5 s (messages lost, or receivers that cannot receive)',
+    ]);
+    expect(testerWarnings({ ...quiet, foreignSeen: 3, foreignDeliveries: 5, foreignNotReturned: 1, foreignInQueue: 9 })).toEqual([
+      "3 message(s) without this run's id were received 5 time(s) and handed back (never deleted; each receive raised a read count); " +
+        '1 could not be handed back and are visible again when their lease ends',
+    ]);
+    expect(testerWarnings({ ...quiet, notDrained: 4 })).toEqual(['4 acknowledged send(s) were not received before the run ended (not judged as lost)']);
+    expect(testerWarnings({ ...quiet, notDrained: 4, receivers: 0 })).toEqual([]);
+  });
+});
