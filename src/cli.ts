@@ -2,10 +2,10 @@
 // main() and is the one place that turns a thrown error into a line on stderr and an
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
+import yargs, { type Argv, type CommandModule } from 'yargs';
 import { connectionSecrets } from './backends/pgmq/connection.js';
 import { commands } from './commands/index.js';
-import { globalOptions, type ExitHolder } from './commands/context.js';
+import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { usageError } from './errors.js';
 import { processIo, type Io } from './output/io.js';
 
@@ -26,6 +26,24 @@ function packageVersion(): string {
 /** yargs spreads some messages over lines ("Invalid values:\n  Argument: …"): one line, please. */
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
+/**
+ * A subcommand's help lists its own options first and the global ones after them, under
+ * their own heading (as k6 and nats do): yargs shows groups in the order they are made, and
+ * the positionals' group is made by the command's builder, so the two groups come after it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function globalsLast(command: CommandModule<GlobalArgs, any>): CommandModule<GlobalArgs, any> {
+  const { builder } = command;
+  return {
+    ...command,
+    builder: (y: Argv<GlobalArgs>) => {
+      const built = typeof builder === 'function' ? builder(y) : builder ? y.options(builder) : y;
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      return (built as Argv<any>).group([], 'Options:').group([...GLOBAL_OPTION_NAMES, 'help', 'version'], 'Global options:');
+    },
+  };
+}
+
 export function buildParser(argv: readonly string[], io: Io) {
   const commandNames = new Set(commands.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
   const first = argv.find((a) => !a.startsWith('-'));
@@ -45,7 +63,7 @@ export function buildParser(argv: readonly string[], io: Io) {
       if (error) throw error;
       throw usageError(oneLine(message ?? 'invalid arguments'), `see '${helpFor}'`);
     });
-  for (const command of commands) parser = parser.command(command);
+  for (const command of commands) parser = parser.command(globalsLast(command));
   return parser;
 }
 

@@ -40,6 +40,9 @@ export function setExitCode(argv: GlobalArgs, code: number): void {
 /** Connect timeout for every command: an unreachable server fails within this. */
 export const CONNECT_TIMEOUT_MS = 5000;
 
+/** The options globalOptions() declares, in its order (subcommand help lists them last). */
+export const GLOBAL_OPTION_NAMES = ['url', 'sqlite', 'tenant', 'output', 'json', 'yes', 'read-only', 'timeout'] as const;
+
 export function globalOptions<T>(y: Argv<T>) {
   return y
     .option('url', {

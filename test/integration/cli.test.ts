@@ -287,6 +287,33 @@ describe('the command line itself', () => {
     expect(ok(await runCli(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  test.each([
+    ['queues', undefined],
+    ['create', '--unlogged'],
+    ['drop', undefined],
+    ['purge', undefined],
+    ['send', '--delay'],
+    ['receive', '--vt'],
+    ['delete', undefined],
+    ['peek', '--after'],
+    ['init', undefined],
+    ['top', '--interval'],
+    ['tester', '--senders'],
+  ])("smq %s --help: the command's own options first, the global ones after them", async (command, own) => {
+    const lines = ok(await runCli([command, '--help'])).stdout.split('\n');
+    const headings = lines.filter((l) => /^[A-Z][A-Za-z ]*:$/.test(l));
+    expect(headings.filter((h) => /options:$/i.test(h))).toEqual(own === undefined ? ['Global options:'] : ['Options:', 'Global options:']);
+    const globals = lines.indexOf('Global options:');
+    const lineOf = (flag: string) => lines.findIndex((l) => new RegExp(`^ +(-\\w, )?${flag} `).test(l));
+    for (const flag of ['--url', '--sqlite', '--output', '--json', '--timeout', '--help']) {
+      expect(lineOf(flag), flag).toBeGreaterThan(globals);
+    }
+    if (own !== undefined) {
+      expect(lineOf(own)).toBeGreaterThan(lines.indexOf('Options:'));
+      expect(lineOf(own)).toBeLessThan(globals);
+    }
+  });
+
   test('DATABASE_URL selects the store when --url is absent', async () => {
     const r = ok(await runCli(['queues', '--json'], { env: { DATABASE_URL: inject('pgUrl') } }));
     expect(Array.isArray(JSON.parse(r.stdout))).toBe(true);
