@@ -183,6 +183,46 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
     await expectKind(b.receive(q, { qty: -1, vtSec: 30 }), 'invalid-input');
   });
 
+  // One rule for both stores (validate.ts): seconds are whole. SQLite used to round a
+  // fraction up while pgmq refused it; now both refuse, in one line that says what to give.
+  test('a fractional or negative visibility timeout or delay is refused on one line, and nothing changes', async () => {
+    const [id] = await b.sendBatch(q, [{ body: '{"n": 1}' }]);
+    const refusals = [
+      b.receive(q, { qty: 1, vtSec: 1.5 }),
+      b.receive(q, { qty: 1, vtSec: -1 }),
+      b.receive(q, { qty: 1, vtSec: Number.NaN }),
+      b.setVisibility(q, [id!], 0.5),
+      b.send(q, { body: '{"n": 2}', delaySec: 0.5 }),
+      b.sendBatch(q, [{ body: '{"n": 3}' }, { body: '{"n": 4}', delaySec: 2.5 }]),
+    ];
+    for (const p of refusals) {
+      const err = await p.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(SmqError);
+      const e = err as SmqError;
+      expect(e.kind).toBe('invalid-input');
+      expect(e.line()).toMatch(/^invalid (visibility timeout|delay) \S+: give a whole number of seconds, 0 or more$/);
+    }
+    const stats = await b.queueStats(q);
+    expect(stats).toMatchObject({ total: 1, ready: 1, inFlight: 0 });
+    const [m] = await b.peek(q, { limit: 1 });
+    expect(m?.readCount).toBe(0);
+  });
+
+  test('the same arguments are refused on both stores: ids, quantities, page sizes, dequeue modes', async () => {
+    await expectKind(b.delete(q, [-1n]), 'invalid-input');
+    await expectKind(b.setVisibility(q, [1n << 63n], 0), 'invalid-input');
+    await expectKind(b.receive(q, { qty: 1.5 }), 'invalid-input');
+    await expectKind(b.receive(q, { qty: 1, dequeue: 'sloppy' as never }), 'invalid-input');
+    await expectKind(b.receive(q, { qty: 1, dequeue: 'naive', naivePauseMs: -1 }), 'invalid-input');
+    await expectKind(b.peek(q, { limit: 0 }), 'invalid-input');
+    await expectKind(b.peek(q, { limit: 1, order: 'sideways' as never }), 'invalid-input');
+    await expectKind(b.peek(q, { limit: 1, afterId: -5n }), 'invalid-input');
+    expect((await b.queueStats(q)).total).toBe(0);
+  });
+
   test('concurrent receivers on separate connections never get the same message', async () => {
     const n = 200;
     await b.sendBatch(q, Array.from({ length: n }, (_, i) => ({ body: `{"i": ${i}}` })));

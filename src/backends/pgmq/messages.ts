@@ -2,12 +2,14 @@
 import { invalidInput } from '../../errors.js';
 import { redactSecrets } from '../target.js';
 import type { Message, MessageId, MessageState, PeekOptions, ReceiveOptions, RefusedBody, SendInput } from '../types.js';
+import * as validate from '../validate.js';
+
+/** The states a pgmq message can be in (no failed state: pgmq has no retry limit). */
+const PGMQ_STATES: readonly MessageState[] = ['ready', 'inflight', 'delayed'];
 import { mapPgError } from './errors.js';
 import { firstRefusedBody, runSendStatements, sendStatements, serverIsUtf8 } from './send.js';
 import type { PgmqSession } from './session.js';
 import * as sql from './sql.js';
-
-const DEFAULT_VT_SEC = 30;
 
 interface MessageRow {
   msg_id: string;
@@ -33,31 +35,18 @@ function toMessage(row: MessageRow, state?: MessageState): Message {
   };
 }
 
-function checkDelay(delaySec: number | undefined): number {
-  const d = delaySec ?? 0;
-  if (!Number.isInteger(d) || d < 0) throw invalidInput(`invalid delay ${d}`, 'give a whole number of seconds, 0 or more');
-  return d;
-}
-
-function checkIds(ids: readonly MessageId[]): string[] {
-  return ids.map((id) => {
-    if (id < 0n) throw invalidInput(`invalid message id ${id}`, 'ids are whole numbers, 0 or more');
-    return String(id);
-  });
-}
-
 export async function send(s: PgmqSession, queue: string, message: SendInput): Promise<MessageId> {
   // The body is not parsed here: the server's jsonb input checks it on every call anyway,
   // and its refusal (22P02/22P05) maps to the same invalid-input error, with nothing stored.
   s.name(queue);
-  const delay = checkDelay(message.delaySec);
-  const rows = await s.run<{ id: string }>(sql.sendQuery(queue, message.body, message.headers, delay, s.columns), queue);
+  const [delay] = validate.sendInputs([message]);
+  const rows = await s.run<{ id: string }>(sql.sendQuery(queue, message.body, message.headers, delay!, s.columns), queue);
   return BigInt(rows[0]!.id);
 }
 
 export async function sendBatch(s: PgmqSession, queue: string, messages: readonly SendInput[]): Promise<MessageId[]> {
   s.name(queue);
-  for (const m of messages) checkDelay(m.delaySec);
+  validate.sendInputs(messages);
   const statements = sendStatements(queue, messages, s.columns);
   if (statements.length === 0) return [];
   // One statement is its own transaction; more share one, so all are stored or none.
@@ -77,15 +66,15 @@ export async function checkBodies(s: PgmqSession, bodies: readonly string[]): Pr
 
 export async function receive(s: PgmqSession, queue: string, options: ReceiveOptions, byRunId: boolean): Promise<Message[]> {
   s.name(queue);
-  if (!Number.isInteger(options.qty) || options.qty < 1) throw invalidInput(`invalid quantity ${options.qty}`, 'give a whole number of 1 or more');
-  const vt = options.vtSec ?? DEFAULT_VT_SEC;
-  if (!Number.isInteger(vt) || vt < 0) throw invalidInput(`invalid visibility timeout ${vt}`, 'give a whole number of seconds, 0 or more');
+  const checked = validate.receiveOptions(options);
+  const vt = checked.vtSec ?? validate.DEFAULT_VT_SEC;
+  const qty = checked.qty;
   const runId = options.runId;
   if (runId !== undefined && !byRunId) {
     throw invalidInput('this pgmq cannot receive by run id (its read has no conditional before pgmq 1.5)', 'upgrade pgmq to 1.5 or later');
   }
-  if (options.dequeue === 'naive') return naiveReceive(s, queue, options.qty, vt, options.naivePauseMs ?? 0, runId);
-  const q = runId === undefined ? sql.readQuery(queue, vt, options.qty, s.columns) : sql.readByRunIdQuery(queue, vt, options.qty, runId, s.columns);
+  if (checked.dequeue === 'naive') return naiveReceive(s, queue, qty, vt, checked.naivePauseMs, runId);
+  const q = runId === undefined ? sql.readQuery(queue, vt, qty, s.columns) : sql.readByRunIdQuery(queue, vt, qty, runId, s.columns);
   const rows = await s.run<MessageRow>(q, queue);
   return rows.map((r) => toMessage(r, 'inflight'));
 }
@@ -109,30 +98,32 @@ async function naiveReceive(s: PgmqSession, queue: string, qty: number, vt: numb
 
 export async function deleteMessages(s: PgmqSession, queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
   s.name(queue);
-  if (ids.length === 0) return [];
-  const rows = await s.run<{ id: string }>(sql.deleteQuery(queue, checkIds(ids)), queue);
+  const wanted = validate.messageIds(ids).map(String);
+  if (wanted.length === 0) return [];
+  const rows = await s.run<{ id: string }>(sql.deleteQuery(queue, wanted), queue);
   return rows.map((r) => BigInt(r.id));
 }
 
 export async function archive(s: PgmqSession, queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
   s.name(queue);
-  if (ids.length === 0) return [];
-  const rows = await s.run<{ id: string }>(sql.archiveQuery(queue, checkIds(ids)), queue);
+  const wanted = validate.messageIds(ids).map(String);
+  if (wanted.length === 0) return [];
+  const rows = await s.run<{ id: string }>(sql.archiveQuery(queue, wanted), queue);
   return rows.map((r) => BigInt(r.id));
 }
 
 export async function setVisibility(s: PgmqSession, queue: string, ids: readonly MessageId[], vtSec: number): Promise<MessageId[]> {
   s.name(queue);
-  if (!Number.isInteger(vtSec) || vtSec < 0) throw invalidInput(`invalid visibility timeout ${vtSec}`, 'give a whole number of seconds, 0 or more');
+  validate.wholeSeconds(vtSec, 'visibility timeout');
+  validate.messageIds(ids);
   if (ids.length === 0) return [];
-  checkIds(ids);
   const rows = await s.run<{ msg_id: string }>(sql.setVisibilityQuery(queue, ids, vtSec), queue);
   return rows.map((r) => BigInt(r.msg_id));
 }
 
 export async function peek(s: PgmqSession, queue: string, options: PeekOptions): Promise<Message[]> {
-  if (!Number.isInteger(options.limit) || options.limit < 1) throw invalidInput(`invalid limit ${options.limit}`, 'give a whole number of 1 or more');
   if (options.state === 'failed') throw invalidInput('pgmq has no failed state', 'use ready, inflight, delayed or all');
+  validate.peekOptions(options, PGMQ_STATES);
   const rel = await s.table(queue);
   const rows = await s.run<MessageRow>(sql.peekQuery(rel, s.columns, options), queue);
   return rows.map((r) => toMessage(r));

@@ -2,42 +2,16 @@
 // better-sqlite3 is synchronous: these are plain functions; the backend makes them async.
 import { invalidInput } from '../../errors.js';
 import { validateQueueName } from '../names.js';
-import { MESSAGE_STATES, type Message, type MessageId, type PeekOptions, type ReceiveOptions, type SendInput } from '../types.js';
+import type { Message, MessageId, PeekOptions, ReceiveOptions, SendInput } from '../types.js';
+import * as validate from '../validate.js';
 import { DATA_TYPE_SUFFIX, idsJson, inInputOrder, STRING_DATA_TYPE, unixNow, type MessageRow } from './rows.js';
 import type { SqliteSession } from './session.js';
 import * as SQL from './sql.js';
-
-const MAX_INT64 = (1n << 63n) - 1n;
 
 // One shared cell to sleep on: Atomics.wait blocks the current thread (main or worker).
 const pauseCell = new Int32Array(new SharedArrayBuffer(4));
 function blockingPause(ms: number): void {
   if (ms > 0) Atomics.wait(pauseCell, 0, 0, ms);
-}
-
-function wholeSeconds(value: number, what: string): bigint {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalidInput(`${what} must be a number of seconds >= 0, got ${String(value)}`);
-  }
-  // SmoothMQ keeps whole seconds; round up so a lease is never shorter than asked.
-  return BigInt(Math.ceil(value));
-}
-
-function positiveInt(value: number, what: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw invalidInput(`${what} must be a whole number >= 1, got ${String(value)}`);
-  }
-  return value;
-}
-
-function checkIds(ids: readonly MessageId[]): bigint[] {
-  if (!Array.isArray(ids)) throw invalidInput('message ids must be a list');
-  return ids.map((id) => {
-    if (typeof id !== 'bigint' || id < 0n || id > MAX_INT64) {
-      throw invalidInput(`invalid message id ${String(id)}`, 'ids are whole numbers, as shown by smq peek');
-    }
-    return id;
-  });
 }
 
 function checkAttributes(headers: SendInput['headers']): [string, string][] {
@@ -58,17 +32,8 @@ function checkAttributes(headers: SendInput['headers']): [string, string][] {
 
 export function sendBatch(s: SqliteSession, queue: string, messages: readonly SendInput[]): MessageId[] {
   const name = validateQueueName('sqlite', queue);
-  if (!Array.isArray(messages)) throw invalidInput('messages must be a list');
-  const prepared = messages.map((m, i) => {
-    if (m === null || typeof m !== 'object' || typeof m.body !== 'string') {
-      throw invalidInput(`message ${i + 1} has no text body`);
-    }
-    return {
-      body: m.body,
-      delay: m.delaySec === undefined ? 0n : wholeSeconds(m.delaySec, 'delay'),
-      attributes: checkAttributes(m.headers),
-    };
-  });
+  const delays = validate.sendInputs(messages);
+  const prepared = messages.map((m, i) => ({ body: m.body, delay: BigInt(delays[i]!), attributes: checkAttributes(m.headers) }));
   return s.run(() =>
     s.withFreshIds(() =>
       s.writeTx(() => {
@@ -102,13 +67,8 @@ export function sendBatch(s: SqliteSession, queue: string, messages: readonly Se
 
 export function receive(s: SqliteSession, queue: string, options: ReceiveOptions): Message[] {
   const name = validateQueueName('sqlite', queue);
-  const qty = positiveInt(options.qty, 'quantity');
-  const vtOverride = options.vtSec === undefined ? undefined : wholeSeconds(options.vtSec, 'visibility timeout');
-  const mode = options.dequeue ?? 'safe';
-  if (mode !== 'safe' && mode !== 'naive') throw invalidInput(`unknown dequeue mode ${JSON.stringify(mode)}`);
-  const pauseMs = options.naivePauseMs ?? 0;
-  if (!Number.isFinite(pauseMs) || pauseMs < 0) throw invalidInput(`naive pause must be >= 0 ms, got ${pauseMs}`);
-
+  const { qty, vtSec, dequeue: mode, naivePauseMs: pauseMs } = validate.receiveOptions(options);
+  const vtOverride = vtSec === undefined ? undefined : BigInt(vtSec);
   const runId = options.runId;
   return s.run(() => (mode === 'safe' ? claimSafely(s, name, qty, vtOverride, runId) : claimNaively(s, name, qty, vtOverride, pauseMs, runId)));
 }
@@ -158,7 +118,7 @@ function claimNaively(s: SqliteSession, name: string, qty: number, vtOverride: b
 
 export function deleteMessages(s: SqliteSession, queue: string, ids: readonly MessageId[]): MessageId[] {
   const name = validateQueueName('sqlite', queue);
-  const wanted = checkIds(ids);
+  const wanted = validate.messageIds(ids);
   return s.run(() =>
     s.writeTx(() => {
       const q = s.requireQueue(name);
@@ -173,8 +133,8 @@ export function deleteMessages(s: SqliteSession, queue: string, ids: readonly Me
 
 export function setVisibility(s: SqliteSession, queue: string, ids: readonly MessageId[], vtSec: number): MessageId[] {
   const name = validateQueueName('sqlite', queue);
-  const wanted = checkIds(ids);
-  const vt = wholeSeconds(vtSec, 'visibility timeout');
+  const wanted = validate.messageIds(ids);
+  const vt = BigInt(validate.wholeSeconds(vtSec, 'visibility timeout'));
   return s.run(() =>
     s.writeTx(() => {
       const q = s.requireQueue(name);
@@ -187,15 +147,8 @@ export function setVisibility(s: SqliteSession, queue: string, ids: readonly Mes
 
 export function peek(s: SqliteSession, queue: string, options: PeekOptions): Message[] {
   const name = validateQueueName('sqlite', queue);
-  const limit = positiveInt(options.limit, 'limit');
-  const state = options.state ?? 'all';
-  if (state !== 'all' && !(MESSAGE_STATES as readonly string[]).includes(state)) {
-    throw invalidInput(`unknown state ${JSON.stringify(state)}`, `use one of ${MESSAGE_STATES.join(', ')} or all`);
-  }
-  const order = options.order ?? 'oldest';
-  if (order !== 'oldest' && order !== 'newest') throw invalidInput(`unknown order ${JSON.stringify(order)}`, 'use oldest or newest');
-  const [after] = options.afterId === undefined ? [null] : checkIds([options.afterId]);
-  const [id] = options.id === undefined ? [undefined] : checkIds([options.id]);
+  const { limit, state, order, afterId, id } = validate.peekOptions(options);
+  const after = afterId ?? null;
 
   // A deferred transaction: one consistent snapshot for messages and their attributes,
   // and nothing but SELECTs inside.

@@ -2,6 +2,7 @@
 import { invalidInput, queueNotFound } from '../../errors.js';
 import { validateQueueName } from '../names.js';
 import type { CreateQueueOptions, QueueStats } from '../types.js';
+import * as validate from '../validate.js';
 import { toStats, unixNow, type StatsRow } from './rows.js';
 import type { SqliteSession } from './session.js';
 import * as SQL from './sql.js';
@@ -36,7 +37,7 @@ export function createQueue(s: SqliteSession, queue: string, options: CreateQueu
   const vt = options.visibilityTimeoutSec ?? DEFAULT_VISIBILITY_TIMEOUT_SEC;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
-  if (!Number.isInteger(vt) || vt < 0) throw invalidInput(`visibility timeout must be whole seconds >= 0, got ${vt}`);
+  validate.wholeSeconds(vt, 'visibility timeout');
   if (!Number.isInteger(maxRetries) || maxRetries < -1) {
     throw invalidInput(`max retries must be a whole number >= 0, or -1 for unlimited, got ${maxRetries}`);
   }
