@@ -1,17 +1,18 @@
-// When a worker's loop gives up after failed calls, and how long it waits before the next:
-// the policy apart from the worker thread, so that it can be tested on its own.
+// When a worker's loop gives up after failed calls (how long it waits before the next is
+// retry.ts): the policy apart from the worker thread, so that it can be tested on its own.
 import { isSmqError } from '../errors.js';
 import { NoAnswer } from './calls.js';
 import type { ErrorKind } from './protocol.js';
 
-/** After an error, wait before the next call (doubling up to 1 s, with jitter). */
-const ERROR_BACKOFF_MS = 50;
-const MAX_BACKOFF_MS = 1000;
 /**
  * This many failed calls in a row, none of them a connection failure, end a loop: the store
  * answers, but refuses the work. (Connection failures end it after the outage timeout.)
  */
 const MAX_CONSECUTIVE_ERRORS = 40;
+
+export const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
+/** A call that timed out (deadline.ts) found no server either: counted with lost connections. */
+export const errorKind = (e: unknown): ErrorKind => (isSmqError(e) && (e.kind === 'connection' || e.kind === 'timeout') ? 'connection' : 'other');
 
 /** Failed calls of one loop since its last successful one. */
 export interface FailureRun {
@@ -60,9 +61,4 @@ export function recordFailure(
     return `${run.consecutiveErrors} calls failed in a row, giving up (last error: ${at.lastError})`;
   }
   return undefined;
-}
-
-/** The pause before retry number `attempt` (0 first): doubling, with jitter so that many workers that lost their connections together do not come back in step. */
-export function backoffMs(attempt: number): number {
-  return Math.min(MAX_BACKOFF_MS, ERROR_BACKOFF_MS * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2);
 }

@@ -1,0 +1,214 @@
+// One receiver: receives in batches, records each delivery of this run's messages as an
+// event for the checker, acknowledges them (delete or archive) pipelined behind its next
+// receive, and hands messages of others back. Runs until the run stops.
+import type { Backend } from '../../backends/index.js';
+import { SmqError } from '../../errors.js';
+import { decodeBody } from '../body.js';
+import { EventKind } from '../events.js';
+import { errorKind, errorText, succeeded } from '../failures.js';
+import { newWorkerHistogram, recordUs } from '../histograms.js';
+import type { ReceiverRecord } from '../recorder.js';
+import { backoffMs, EMPTY_RECEIVE_BACKOFF } from '../retry.js';
+import { failed, type LoopContext, type LoopSlot } from './context.js';
+
+/** A receive asks for at most this many more than --batch while it hands foreign messages back. */
+const MAX_FOREIGN_EXTRA = 1000;
+
+interface ReceiverSlot extends LoopSlot {
+  readonly record: ReceiverRecord;
+  /** Foreign messages it holds, to hand back (visible again) behind its next receive. */
+  handBack: bigint[];
+}
+
+/** A batch's acknowledgement, in flight while the receiver asks for the next batch. */
+interface AckInFlight {
+  readonly ours: readonly { readonly sender: number; readonly seq: number; readonly id: bigint }[];
+  readonly outcome: Promise<{ readonly done: readonly bigint[] | undefined; readonly error: unknown; readonly startUs: number; readonly endUs: number }>;
+}
+
+function startAck(ctx: LoopContext, backend: Backend, ids: bigint[], ours: AckInFlight['ours']): AckInFlight {
+  const { queue, ack } = ctx.setup;
+  const monoUs = ctx.clock.nowUs;
+  const startUs = monoUs();
+  const call = ctx.watch.track(ack === 'archive' ? backend.archive(queue, ids) : backend.delete(queue, ids), startUs / 1000);
+  return {
+    ours,
+    outcome: call.then(
+      (done) => ({ done, error: undefined, startUs, endUs: monoUs() }),
+      (error: unknown) => ({ done: undefined, error, startUs, endUs: monoUs() }),
+    ),
+  };
+}
+
+/** Records an acknowledgement's outcome and returns when it ended; undefined when the loop should give up. */
+async function finishAck(ctx: LoopContext, slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ endUs: number } | undefined> {
+  const { recorder } = ctx;
+  const { totals } = recorder;
+  const o = await inFlight.outcome;
+  let done: Set<bigint>;
+  totals.calls.ack += 1;
+  if (o.done !== undefined) {
+    done = new Set(o.done);
+    succeeded(slot);
+  } else {
+    done = new Set();
+    totals.calls.ackFailed += 1;
+    if (!(await failed(ctx, slot, o.error, o.startUs))) return undefined;
+  }
+  if (o.startUs >= recorder.warmupEndUs) recordUs(recorder.histograms.ack, o.endUs - o.startUs);
+  let acked = 0;
+  for (const m of inFlight.ours) {
+    const ok = done.has(m.id);
+    if (ok) acked += 1;
+    else totals.ackFailed += 1;
+    slot.record.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, m.id);
+  }
+  totals.acknowledged += acked;
+  recorder.counter.at(recorder.secondOf(o.endUs)).acknowledged += acked;
+  return { endUs: o.endUs };
+}
+
+/** The foreign messages a receiver holds go back (visible now) behind whatever it sent last. */
+function startHandBack(ctx: LoopContext, slot: ReceiverSlot): Promise<void> | undefined {
+  const { recorder } = ctx;
+  return recorder.foreign.handBack(
+    slot,
+    (ids) => ctx.watch.track(slot.backend.setVisibility(ctx.setup.queue, ids, 0)),
+    (e) => {
+      recorder.countError(errorKind(e));
+      recorder.totals.lastError = errorText(e);
+    },
+  );
+}
+
+export async function runReceiver(ctx: LoopContext, index: number, backend: Backend): Promise<void> {
+  const slot: ReceiverSlot = { index, backend, record: ctx.recorder.addReceiver(index), handBack: [], consecutiveErrors: 0, failingSinceUs: undefined };
+  try {
+    await receiveLoop(ctx, slot);
+  } finally {
+    await startHandBack(ctx, slot);
+    ctx.recorder.foreign.giveUp(slot);
+  }
+}
+
+async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> {
+  const { setup, recorder, clock, stop, watch, gate } = ctx;
+  const { queue, runId, batch, vtSec, dequeue, naivePauseMs, faults } = setup;
+  const { totals, histograms, counter, endToEndBySecond, foreign, warmupEndUs } = recorder;
+  const { backend, record } = slot;
+  const { events } = record;
+  const monoUs = clock.nowUs;
+  // Others' messages in the queue: the store gives this run's only (they are never claimed).
+  const only = setup.receiveByRunId ? { runId } : {};
+  const vtMs = vtSec * 1000;
+  // Empty receives (or receives of foreign messages only) in a row: they back off.
+  let idle = 0;
+  let answered = 0;
+  // The previous batch's acknowledgement: the next receive goes out behind it on the same
+  // connection, in the same write, without waiting for its answer (pipelined, as a consumer
+  // that acknowledges asynchronously does). The connection answers in order.
+  let pendingAck: AckInFlight | undefined;
+  for (;;) {
+    await clock.yieldNow();
+    if (stop.stopping) break;
+    const issuedUs = monoUs();
+    record.receiveSince = issuedUs;
+    // Foreign messages at the head of the queue (pgmq reads the oldest ids first) would fill
+    // every batch: ask for as many more as are being handed back, so the run's still come.
+    const qty = batch + Math.min(slot.handBack.length, MAX_FOREIGN_EXTRA);
+    const receiving = watch.track(backend.receive(queue, { qty, vtSec, dequeue, naivePauseMs, ...only }), issuedUs / 1000);
+    receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
+    // Foreign messages of the previous batch go back behind this receive: it cannot take them again.
+    const givingBack = startHandBack(ctx, slot);
+    // The receive call starts, for its latency, when the connection is done with the ack.
+    let recvStart = issuedUs;
+    if (pendingAck) {
+      const acked = await finishAck(ctx, slot, pendingAck);
+      pendingAck = undefined;
+      if (!acked) return;
+      recvStart = Math.max(issuedUs, acked.endUs);
+    }
+    let messages;
+    try {
+      messages = await receiving;
+      const every = faults.loseReceiveAnswerEvery;
+      if (messages.length > 0 && every !== undefined && every > 0 && answered++ % every === every - 1) {
+        throw new SmqError('connection', `injected: the answer to a receive of ${messages.length} message(s) was lost with the connection`);
+      }
+    } catch (e) {
+      record.receiveSince = undefined;
+      totals.calls.receive += 1;
+      totals.calls.receiveFailed += 1;
+      await givingBack;
+      if (!(await failed(ctx, slot, e, issuedUs))) return;
+      continue;
+    }
+    const recvEnd = monoUs();
+    record.receiveSince = undefined;
+    totals.calls.receive += 1;
+    await givingBack;
+    succeeded(slot);
+    if (recvStart >= warmupEndUs) recordUs(histograms.receive, recvEnd - recvStart);
+    const second = recorder.secondOf(recvEnd);
+    if (messages.length === 0) {
+      totals.emptyReceives += 1;
+      counter.at(second).emptyReceives += 1;
+      await stop.pause(backoffMs(idle++, EMPTY_RECEIVE_BACKOFF));
+      continue;
+    }
+    const ours: { sender: number; seq: number; id: bigint }[] = [];
+    let interval = endToEndBySecond.get(second);
+    let measured = 0;
+    let foreignHere = 0;
+    const ackIds: bigint[] = [];
+    for (const m of messages) {
+      const body = decodeBody(m.body, runId);
+      if (body.kind === 'foreign') {
+        // Not this run's: never deleted, handed back behind the next receive.
+        foreign.received(m.id, slot.handBack);
+        foreignHere += 1;
+        continue;
+      }
+      totals.received += 1;
+      ackIds.push(m.id);
+      if (body.kind === 'malformed') {
+        record.malformed.push(String(m.id));
+        continue;
+      }
+      const leaseMs = m.visibleAt.getTime();
+      const startMs = m.lastReadAt ? m.lastReadAt.getTime() : leaseMs - vtMs;
+      // A read count above 1 on a message: the queue handed it out before, perhaps to a
+      // receive whose answer never arrived (the checker has then not seen that delivery).
+      events.push(m.readCount > 1 ? EventKind.redelivery : EventKind.delivery, body.sender, body.seq, startMs, leaseMs, recvStart, m.id);
+      ours.push({ sender: body.sender, seq: body.seq, id: m.id });
+      // End-to-end only for first deliveries: a redelivery's age is the lease, not the queue.
+      if (m.readCount <= 1 && Number.isFinite(body.sendStartUs)) {
+        const fromUs = body.intendedUs ?? body.sendStartUs;
+        if (!interval) {
+          interval = newWorkerHistogram();
+          endToEndBySecond.set(second, interval);
+        }
+        recordUs(interval, recvEnd - fromUs);
+        if (body.sendStartUs >= warmupEndUs) {
+          recordUs(histograms.endToEnd, recvEnd - fromUs);
+          if (body.intendedUs !== undefined) recordUs(histograms.endToEndService, recvEnd - body.sendStartUs);
+        }
+      }
+      if (recvStart >= warmupEndUs) measured += 1;
+    }
+    counter.at(second).received += messages.length - foreignHere;
+    gate?.release(messages.length - foreignHere, true);
+    if (ackIds.length === 0) {
+      // Only foreign messages: back off as after an empty receive, not to spin on them.
+      await stop.pause(backoffMs(idle++, EMPTY_RECEIVE_BACKOFF));
+      continue;
+    }
+    idle = 0;
+    recorder.lastConsumedUs = recvEnd;
+    ctx.onMessages(totals.received);
+    if (measured > 0) recorder.measured(measured, recvStart, recvEnd);
+    // Acknowledge what carries this run's id, and nothing else.
+    pendingAck = startAck(ctx, backend, ackIds, ours);
+  }
+  if (pendingAck) await finishAck(ctx, slot, pendingAck);
+}
