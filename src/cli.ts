@@ -3,14 +3,14 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type CommandModule } from 'yargs';
-import { connectionSecrets } from './backends/pgmq/connection.js';
 import { commands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { usageError } from './errors.js';
 import { processIo, type Io } from './output/io.js';
 
 export { isSmqError, SmqError } from './errors.js';
-export { redactSecrets } from './backends/target.js';
+export { redactSecrets } from './backends/secrets.js';
+export { secretsFor } from './backends/target.js';
 export { escapeControl } from './text/escape.js';
 export { isDeadTerminalError, leaveProcess, terminalHungUp } from './output/hangup.js';
 
@@ -80,27 +80,4 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   });
   if (shown) io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
   return exit.code;
-}
-
-/**
- * The secrets that must never reach output: every form of the password of each connection
- * this invocation could use (every --url, SMQ_URL, DATABASE_URL, PG* variables and the
- * service file), longest first. Parsed as the connection itself is (pgmq/connection.ts).
- */
-export function secretsFor(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const urls: (string | undefined)[] = [undefined];
-  argv.forEach((arg, i) => {
-    if (arg === '--url') {
-      const next = argv[i + 1];
-      if (next !== undefined) urls.push(next);
-    } else if (arg.startsWith('--url=')) {
-      urls.push(arg.slice('--url='.length));
-    }
-  });
-  for (const key of ['SMQ_URL', 'DATABASE_URL']) {
-    const v = env[key];
-    if (v) urls.push(v);
-  }
-  const secrets = new Set(urls.flatMap((url) => connectionSecrets(url, env)));
-  return [...secrets].sort((a, b) => b.length - a.length);
 }

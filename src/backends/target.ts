@@ -1,6 +1,9 @@
 // Which store a command talks to, from --url / --sqlite / SMQ_URL / DATABASE_URL / PG* variables.
 import { usageError } from '../errors.js';
-import { isPostgresUrl, pgConnection } from './pgmq/connection.js';
+import { connectionSecrets, isPostgresUrl, pgConnection } from './pgmq/connection.js';
+import { connectionTextsOf } from './secrets.js';
+
+export { redactSecrets } from './secrets.js';
 
 export type Target =
   | { readonly kind: 'pgmq'; readonly url: string | undefined }
@@ -65,17 +68,18 @@ export function parseUrl(url: string, env: NodeJS.ProcessEnv = {}): Target {
   );
 }
 
-/** Removes every occurrence of the given secrets from a text (error messages from drivers). */
-export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const s of secrets) {
-    if (s && s.length >= 1) out = out.split(s).join('***');
-  }
-  return out;
-}
-
 /** The connection as smq shows it: built from its parsed parts, the password as ***. */
 export function describeTarget(target: Target, env: NodeJS.ProcessEnv = process.env): string {
   if (target.kind === 'sqlite') return `sqlite:${target.path}`;
   return pgConnection(target.url, env).display;
+}
+
+/**
+ * The secrets that must never reach output: every form of the password of each connection
+ * this invocation could use (every --url, SMQ_URL, DATABASE_URL, PG* variables and the
+ * service file), longest first. Parsed as the connection itself is (pgmq/connection.ts).
+ */
+export function secretsFor(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const secrets = new Set(connectionTextsOf(argv, env).flatMap((url) => connectionSecrets(url, env)));
+  return [...secrets].sort((a, b) => b.length - a.length);
 }

@@ -1,10 +1,12 @@
 // The one place that knows a pgmq connection: where it goes and as whom (from the URL, the
-// service file, PG* variables and the password file, with libpq's precedence), what of it is secret, and how
-// to show it. Everything smq prints about a connection is built from the parsed parts,
-// never from the text the user gave, so a password cannot leak through a misread URL.
+// service file, PG* variables and the password file, with libpq's precedence), which of its
+// values are secret (the forms they take are ../secrets.ts's), and how to show it. Everything
+// smq prints about a connection is built from the parsed parts, never from the text the user
+// gave, so a password cannot leak through a misread URL.
 import { userInfo } from 'node:os';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { usageError } from '../../errors.js';
+import { longestFirst, passwordCandidates, SECRET_KEYWORDS, secretForms } from '../secrets.js';
 import { pgpassPassword } from './pgpass.js';
 import { serviceParams, type Params } from './service-file.js';
 
@@ -22,8 +24,6 @@ const KEYWORDS: ReadonlySet<string> = new Set([
 ]);
 /** node-postgres' own URL parameters, so URLs written for it keep working. */
 const NODE_PG_KEYWORDS: ReadonlySet<string> = new Set(['ssl', 'uselibpqcompat']);
-/** Keywords whose values are secret. */
-const SECRET_KEYWORDS = ['password', 'sslpassword'] as const;
 
 /** libpq's environment variables and the keyword each stands for. */
 const ENVIRONMENT: Readonly<Record<string, string>> = {
@@ -182,38 +182,6 @@ function sslModeOf(params: Params): SslMode | undefined {
 /** Reserved characters of a URL part, percent-encoded so the shown URL reads one way. */
 const showPart = (text: string) => text.replace(/[%@:/?#&=\s\p{Cc}]/gu, (c) => encodeURIComponent(c));
 
-/** The forms a secret can take in text smq might print. */
-function forms(secret: string): string[] {
-  const out = [secret, encodeURIComponent(secret), encodeURI(secret), secret.replace(/ /g, '+')];
-  try {
-    out.push(decodeURIComponent(secret));
-  } catch {
-    // not percent-encoded text
-  }
-  return out;
-}
-
-const byLength = (secrets: Iterable<string>, min: number): string[] =>
-  [...new Set(secrets)].filter((s) => s.length >= min).sort((a, b) => b.length - a.length);
-
-/**
- * Pieces of a connection string that could be a password however it is read: the user part
- * up to the first and to the last '@', and password= values. For scrubbing text when the
- * URL cannot be parsed (it was refused, so little is printed anyway).
- */
-export function passwordCandidates(url: string): string[] {
-  const rest = url.replace(SCHEME, '');
-  const out: string[] = [];
-  for (const at of [rest.indexOf('@'), rest.lastIndexOf('@')]) {
-    if (at < 0) continue;
-    const userPart = rest.slice(0, at);
-    const colon = userPart.indexOf(':');
-    if (colon >= 0) out.push(userPart.slice(colon + 1));
-  }
-  for (const m of rest.matchAll(/[?&](?:ssl)?password=([^&]*)/gi)) out.push(m[1]!, m[1]!.split('#')[0]!);
-  return byLength(out.flatMap(forms), 4);
-}
-
 /**
  * Resolves a connection as libpq does: keywords given in the URL, then the service's
  * (?service= or PGSERVICE), then PG* variables, then defaults. Throws a usage error for a URL
@@ -244,7 +212,7 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
     fromPgpass,
     ...(url === undefined ? [] : passwordCandidates(url)),
   ].filter((s): s is string => s !== undefined && s !== '');
-  return { host, port, user, database, password, sslmode, params, display, secrets: byLength(secrets.flatMap(forms), 1) };
+  return { host, port, user, database, password, sslmode, params, display, secrets: longestFirst(secrets.flatMap(secretForms), 1) };
 }
 
 function safeUserName(): string {
@@ -265,6 +233,6 @@ export function connectionSecrets(url: string | undefined, env: NodeJS.ProcessEn
   } catch {
     const fromEnv = SECRET_KEYWORDS.map((k) => environmentParams(env)[k]).filter((s): s is string => s !== undefined);
     const candidates = url === undefined || url.startsWith('sqlite:') ? [] : passwordCandidates(url);
-    return byLength([...candidates, ...fromEnv.flatMap(forms)], 1);
+    return longestFirst([...candidates, ...fromEnv.flatMap(secretForms)], 1);
   }
 }

@@ -2,7 +2,7 @@
 // and never the password.
 import { SmqError, queueNotFound } from '../../errors.js';
 import { callTimeout } from '../deadline.js';
-import { redactSecrets } from '../target.js';
+import { redactSecrets } from '../secrets.js';
 
 interface PgErrorLike {
   code?: string;

@@ -1,6 +1,6 @@
 // pgmq messages: send, receive (safe and naive), delete, archive, visibility and peek.
 import { invalidInput } from '../../errors.js';
-import { redactSecrets } from '../target.js';
+import { redactSecrets } from '../secrets.js';
 import type { Message, MessageId, MessageState, PeekOptions, ReceiveOptions, RefusedBody, SendInput } from '../types.js';
 import * as validate from '../validate.js';
 
