@@ -1,5 +1,6 @@
-// The tester's hot path, library against library: smq's own protocol path (wire.ts's WirePool,
-// what a tester worker's dedicated backend runs on) against node-postgres's pipeline mode
+// The tester's hot path, library against library: smq's own protocol path (wire.ts, through
+// wire-pool.ts's WirePool: what a tester worker's dedicated backend runs on) against
+// node-postgres's pipeline mode
 // (`new pg.Client({ pipeline: true })`), both driving the same statements (sql.ts's named
 // send/read/delete, as the pgmq backend builds them for the server's columns) on CLIENTS
 // connections each, from this one thread, with nothing else in the process.
@@ -55,7 +56,7 @@ async function timed(conns, seconds, loop) {
  * { send, cycle }, each { rounds: [{ wire, pg }], perSecRatio, cpuRatio } (ratios pg / wire).
  */
 export async function comparePipelines({ pg, dist, url, clients, seconds, rounds, bodyBytes, label, log }) {
-  const { WirePool } = await import(join(dist, 'backends', 'pgmq', 'wire.js'));
+  const { WirePool } = await import(join(dist, 'backends', 'pgmq', 'wire-pool.js'));
   const sql = await import(join(dist, 'backends', 'pgmq', 'sql.js'));
   const { openBackend } = await import(join(dist, 'backends', 'index.js'));
   const probe = await openBackend({ kind: 'pgmq', url });

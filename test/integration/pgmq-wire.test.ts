@@ -2,9 +2,11 @@
 // dedicated connection, pipelined calls, server errors kept, a lost connection reported as
 // such and replaced on the next call. (The Backend contract suite runs on it as well.)
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, expect, inject, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject, test, vi } from 'vitest';
+import { isCallTimeout } from '../../src/backends/deadline.js';
 import { pgmqBackendOn, pgmqClientConfig, type PgmqBackend } from '../../src/backends/pgmq/backend.js';
-import { WirePool } from '../../src/backends/pgmq/wire.js';
+import { WirePool } from '../../src/backends/pgmq/wire-pool.js';
+import { DEFAULT_WIRE_CALL_TIMEOUT_MS } from '../../src/backends/pgmq/wire.js';
 import { SmqError } from '../../src/errors.js';
 import { uniqueQueue } from '../helpers/backends.js';
 
@@ -131,5 +133,116 @@ test('calls made in one turn of the event loop go out in one write, and are answ
     expect(writes).toBe(1);
   } finally {
     proto.write = original;
+  }
+});
+
+/** Waits until the server no longer lists the backend, then a moment for the client to see its socket close. */
+async function gone(victim: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const r = await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [victim]);
+      expect(r.rowCount).toBe(0);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+
+test("a transaction whose connection is lost fails; its later statements never run outside it on a new connection", async () => {
+  await open();
+  const client = await wire.connect();
+  await client.query('BEGIN');
+  const victim = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  await admin.query('SELECT pg_terminate_backend($1)', [victim]);
+  await gone(victim);
+  const e = await failure(client.query({ text: 'SELECT pgmq.send($1::text, $2::jsonb)', values: [q, '{"half":true}'] }));
+  expect(e).toBeInstanceOf(Error);
+  expect((await admin.query(`SELECT count(*)::int AS n FROM pgmq."q_${q}"`)).rows[0].n).toBe(0);
+  client.release(true);
+  // The backend itself goes on, on a new connection.
+  expect(await b.send(q, { body: '{}' })).toBeTypeOf('bigint');
+  expect(await pid(b)).not.toBe(victim);
+});
+
+test('a connection released as broken is not used by the calls that waited for it or came after', async () => {
+  await open();
+  const first = await pid(b);
+  const client = await wire.connect();
+  await client.query('BEGIN');
+  const waited = wire.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  client.release(true);
+  const after = wire.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const [w, a] = await Promise.all([waited, after]);
+  expect(w.rows[0]!.pid).not.toBe(first);
+  expect(a.rows[0]!.pid).toBe(w.rows[0]!.pid);
+});
+
+test('a statement with no result columns whose first Bind failed is not parsed again (no 42P05)', async () => {
+  await open();
+  // A DELETE without RETURNING: its Describe answers NoData (no RowDescription at all).
+  const stmt = (v: unknown) => ({ name: 'wire_no_columns', text: `DELETE FROM pgmq."q_${q}" WHERE msg_id = $1::bigint`, values: [v] });
+  await expect(wire.query(stmt('x'))).rejects.toMatchObject({ code: '22P02' });
+  expect((await wire.query(stmt(1))).rows).toEqual([]);
+  expect((await wire.query(stmt(2))).rows).toEqual([]);
+});
+
+test("a type parser that throws fails that call only; the connection's next call works", async () => {
+  await open();
+  const MONEY = 790;
+  const original = pg.types.getTypeParser(MONEY, 'text');
+  pg.types.setTypeParser(MONEY, 'text', () => {
+    throw new Error('this parser refuses money');
+  });
+  try {
+    const before = await pid(b);
+    await expect(wire.query("SELECT 1 AS n, '1.50'::money AS m FROM generate_series(1, 3)")).rejects.toThrow('this parser refuses money');
+    expect((await wire.query('SELECT 2 AS n')).rows).toEqual([{ n: 2 }]);
+    expect(await pid(b)).toBe(before);
+  } finally {
+    pg.types.setTypeParser(MONEY, 'text', original);
+  }
+});
+
+test('calls in flight on one connection are bounded: one more is refused at once, and the connection goes on', async () => {
+  await open();
+  const pool = new WirePool({ connectionString: url() }, { maxInFlight: 4 });
+  try {
+    let answered = 0;
+    const slow = Array.from({ length: 4 }, () => pool.query('SELECT pg_sleep(1)').then(() => answered++));
+    await expect(pool.query('SELECT 1')).rejects.toThrow(/4 calls/);
+    expect(answered).toBe(0); // refused at once, not after waiting for a slot
+    await Promise.all(slow);
+    expect((await pool.query('SELECT 1 AS x')).rows).toEqual([{ x: 1 }]);
+  } finally {
+    await pool.end();
+  }
+});
+
+test('without a deadline given, a call that never answers still ends (DEFAULT_WIRE_CALL_TIMEOUT_MS), and the connection is replaced', async () => {
+  await open();
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+  const pool = new WirePool({ connectionString: url() });
+  try {
+    const first = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const hung = failure(pool.query('SELECT pg_sleep(20)'));
+    await vi.waitFor(async () => {
+      const r = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND query LIKE '%pg_sleep(20)%'", [first]);
+      expect(r.rowCount).toBe(1);
+    });
+    vi.advanceTimersByTime(DEFAULT_WIRE_CALL_TIMEOUT_MS + 2_000);
+    const e = await hung;
+    expect(isCallTimeout(e)).toBe(true);
+    vi.useRealTimers();
+    expect((await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid).not.toBe(first);
+  } finally {
+    vi.useRealTimers();
+    await pool.end();
+    await admin.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()");
   }
 });

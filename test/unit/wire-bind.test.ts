@@ -1,9 +1,9 @@
-// The lean path's own Bind encoder (wire.ts bindExecuteSync) must write exactly the bytes
+// The lean path's own Bind encoder (wire-bind.ts bindExecuteSync) must write exactly the bytes
 // pg-protocol's serializer writes for the same call, or the server would read garbage.
 import fc from 'fast-check';
 import { serialize } from 'pg-protocol';
 import { expect, test } from 'vitest';
-import { bindExecuteSync } from '../../src/backends/pgmq/wire.js';
+import { bindExecuteSync } from '../../src/backends/pgmq/wire-bind.js';
 
 const reference = (statement: string, values: (string | null)[]) =>
   Buffer.concat([serialize.bind({ statement, values }), serialize.execute({}), serialize.sync()]);

@@ -31,14 +31,14 @@ import * as server from './server.js';
 import { CLOSE_GRACE_MS, PgmqSession, type Pool } from './session.js';
 import * as sql from './sql.js';
 import { closeWithin, SocketTracker } from './sockets.js';
-import { WirePool } from './wire.js';
+import { WirePool } from './wire-pool.js';
 
 export async function openPgmqBackend(url: string | undefined, options: OpenOptions = {}): Promise<PgmqBackend> {
   const sockets = new SocketTracker();
   const { config, ctx } = await pgmqClientConfig(url, options, sockets);
   const callTimeoutMs = options.callTimeoutMs;
   let pool: Pool;
-  if (options.dedicated) pool = new WirePool(config, callTimeoutMs === undefined ? {} : { callTimeoutMs, location: ctx.location }) as Pool;
+  if (options.dedicated) pool = new WirePool(config, { callTimeoutMs, location: ctx.location }) as Pool;
   else {
     // The caller's deadline (deadline.ts) answers first; a bit later node-postgres gives up on
     // the query too, and the pool replaces the client that is stuck with it.

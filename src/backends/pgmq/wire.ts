@@ -6,17 +6,29 @@
 // per call is taken from the server. Measured on the 2-core bench host (bench/results), a
 // pgmq.send loop through pg.Client cost 85-120 µs of client CPU per call, this path 50-65 µs.
 //
+// Why not node-postgres's own pipeline mode (pg 8.23, `new pg.Client({ pipeline: true })`)?
+// Measured against it (npm run bench, BENCH_ONLY=pipeline: bench/pipeline.js, 2026-12-04,
+// 8 connections a side, the same named statements, 5 paired rounds of 3 s, on the shared
+// 2-core host at load 8-15): pg's pipeline mode made 0.85x this path's calls per second at
+// 1.49x its client CPU per call on pgmq.send (45.7 against 29.8 µs), 0.85x at 1.42x on the
+// send, delete + read cycle (48.2 against 33.7 µs); on the real pgmq 1.13.0, 0.87x at 1.56x
+// and 0.79x at 1.47x. The issue allowed 5%. It describes the portal on every call (a
+// RowDescription parsed, its type parsers looked up, each time), writes every call on its
+// own, and builds a Query (an EventEmitter) and a Result per call.
+//
 // node-postgres still opens the connection (TLS, SCRAM, every auth method and option it
 // supports); once it is ready for queries the socket is taken over. Named statements are
 // parsed and described once per connection, then each call is one Bind/Execute/Sync write.
 // Results are converted with node-postgres's type parsers and values with its value
-// encoding, so rows look exactly as they do through a pg.Pool.
+// encoding, so rows look exactly as they do through a pg.Pool. wire-pool.ts makes a pool of
+// one such connection (reopened when lost, held by a transaction); wire-bind.ts writes the Bind.
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
 import { parse, serialize } from 'pg-protocol';
 import type { BackendMessage, DataRowMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
 import { callTimeout } from '../deadline.js';
+import { bindExecuteSync, EXECUTE_SYNC } from './wire-bind.js';
 
 export interface WireQuery {
   readonly name?: string | undefined;
@@ -44,56 +56,13 @@ interface Pending {
   readonly result: { rows: Record<string, unknown>[] };
   /** Date.now() when the call was made: the watchdog's deadline counts from here. */
   readonly madeAt: number;
+  /** The server confirmed this call's Parse of `preparing` (the statement exists now, whatever fails after). */
+  parsed: boolean;
   error: unknown;
   resolve(result: { rows: Record<string, unknown>[] }): void;
   reject(e: unknown): void;
 }
 
-const EXECUTE_SYNC = Buffer.concat([serialize.execute({}), serialize.sync()]);
-
-/**
- * Bind (unnamed portal, all parameters text, all results text) + Execute + Sync for a named
- * statement, written into one buffer: the call every message of a tester run makes. The same
- * bytes as serialize.bind + EXECUTE_SYNC (pgmq-wire.test.ts compares them), without the
- * shared writer's copy and the concatenation. Values are what prepareValue returns; a Buffer
- * value is sent in binary by pg-protocol, so those calls take its serializer instead.
- */
-export function bindExecuteSync(statement: string, values: readonly (string | null)[]): Buffer {
-  const nameBytes = Buffer.byteLength(statement);
-  let size = 1 + 4 + 1 + nameBytes + 1 + 2 + 2 * values.length + 2 + 4;
-  const lengths = new Array<number>(values.length);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    const n = v === null || v === undefined ? -1 : Buffer.byteLength(v);
-    lengths[i] = n;
-    size += 4 + Math.max(n, 0);
-  }
-  const out = Buffer.allocUnsafe(size + EXECUTE_SYNC.length);
-  out[0] = 0x42; // 'B'
-  out.writeInt32BE(size - 1, 1);
-  let o = 5;
-  out[o++] = 0; // portal ''
-  o += out.write(statement, o);
-  out[o++] = 0;
-  // One format code per parameter, each 0 (text), as pg-protocol writes them.
-  out.writeInt16BE(values.length, o);
-  o += 2;
-  out.fill(0, o, o + 2 * values.length);
-  o += 2 * values.length;
-  out.writeInt16BE(values.length, o);
-  o += 2;
-  for (let i = 0; i < values.length; i++) {
-    const n = lengths[i]!;
-    out.writeInt32BE(n, o);
-    o += 4;
-    if (n > 0) o += out.write(values[i]!, o);
-  }
-  out.writeInt16BE(1, o); // one result format code for all columns: 0, text
-  out.writeInt16BE(0, o + 2);
-  o += 4;
-  EXECUTE_SYNC.copy(out, o);
-  return out;
-}
 const DESCRIBE_PORTAL = serialize.describe({ type: 'P' });
 const NO_FIELDS: readonly Field[] = [];
 
@@ -102,8 +71,28 @@ function terminated(cause?: unknown): Error {
   return new Error('Connection terminated unexpectedly', cause === undefined ? undefined : { cause });
 }
 
+/**
+ * A call without a deadline of its own still ends: after this long without an answer the
+ * connection is cut (the call fails with deadline.ts's timeout error) and the next call opens
+ * another. Longer than any call of a tester run takes on a server that works; a caller that
+ * gives up sooner (the tester's outage timeout) does so itself.
+ */
+export const DEFAULT_WIRE_CALL_TIMEOUT_MS = 60_000;
+/**
+ * Calls waiting for an answer on one connection, at most; one more is refused at once. The
+ * tester has one or two per connection; a caller far past this is feeding a hung server.
+ */
+export const MAX_IN_FLIGHT = 1_024;
+
+/** A call that gets no answer within callTimeoutMs fails with deadline.ts's timeout error. */
+interface WireDeadline {
+  readonly callTimeoutMs: number;
+  /** Redacted connection description, for the error. */
+  readonly location: string;
+}
+
 /** One connection of the lean path. Calls may overlap: they are pipelined, answered in order. */
-class WireConnection {
+export class WireConnection {
   private readonly pending: Pending[] = [];
   /**
    * Named statements parsed (or being parsed) on this connection. A call that overlaps the
@@ -111,6 +100,8 @@ class WireConnection {
    */
   private readonly statements = new Map<string, Statement>();
   private closed = false;
+  /** end() was called: nothing more is sent, the calls already sent still get their answers. */
+  private ending = false;
   private lastError: unknown;
   /**
    * Calls made in one turn of the event loop go out in one write: a receiver that acknowledges
@@ -133,9 +124,19 @@ class WireConnection {
   private constructor(
     private readonly stream: Duplex,
     deadline: WireDeadline | undefined,
+    private readonly maxInFlight: number,
   ) {
     stream.removeAllListeners('data');
-    void parse(stream, (m) => this.onMessage(m));
+    void parse(stream, (m) => {
+      try {
+        this.onMessage(m);
+      } catch (e) {
+        // Never thrown into the socket's data handler (an uncaught exception): the protocol state
+        // is unknown now, so the connection goes, and its calls fail with this error.
+        this.fail(e);
+        this.stream.destroy();
+      }
+    });
     stream.on('error', (e) => {
       this.lastError = e;
     });
@@ -156,20 +157,23 @@ class WireConnection {
     }
   }
 
-  static async open(config: pg.ClientConfig, deadline?: WireDeadline): Promise<WireConnection> {
+  static async open(config: pg.ClientConfig, deadline: WireDeadline | undefined, maxInFlight: number): Promise<WireConnection> {
     const client = new pg.Client(config);
     // After the takeover the client only sees its socket close; that is not an error to us.
     client.on('error', () => {});
     await client.connect();
-    return new WireConnection(client.connection.stream, deadline);
+    return new WireConnection(client.connection.stream, deadline, maxInFlight);
   }
 
   get usable(): boolean {
-    return !this.closed;
+    return !this.closed && !this.ending;
   }
 
   query(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
-    if (this.closed) return Promise.reject(terminated(this.lastError));
+    if (!this.usable) return Promise.reject(terminated(this.lastError));
+    if (this.pending.length >= this.maxInFlight) {
+      return Promise.reject(new Error(`too many calls in flight: ${this.pending.length} calls are already waiting for an answer on one connection`));
+    }
     let out: Buffer;
     let preparing: string | undefined;
     let statement: Statement | undefined;
@@ -179,7 +183,7 @@ class WireConnection {
       return Promise.reject(e); // a value prepareValue refuses (e.g. a circular object)
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ statement, preparing, fields: undefined, result: { rows: [] }, madeAt: Date.now(), error: undefined, resolve, reject });
+      this.pending.push({ statement, preparing, fields: undefined, result: { rows: [] }, madeAt: Date.now(), parsed: false, error: undefined, resolve, reject });
       this.outbox.push(out);
       if (!this.flushing) {
         this.flushing = true;
@@ -216,17 +220,27 @@ class WireConnection {
     const p = this.pending[0];
     switch (m.name) {
       case 'dataRow': {
-        if (!p) return;
+        if (!p || p.error !== undefined) return;
         const values = (m as DataRowMessage).fields;
         const row: Record<string, unknown> = {};
         const fields = p.fields ?? p.statement?.fields ?? NO_FIELDS;
-        for (let i = 0; i < fields.length; i++) {
-          const v = values[i];
-          row[fields[i]!.name] = v === null || v === undefined ? null : fields[i]!.parse(v);
+        try {
+          for (let i = 0; i < fields.length; i++) {
+            const v = values[i];
+            row[fields[i]!.name] = v === null || v === undefined ? null : fields[i]!.parse(v);
+          }
+        } catch (e) {
+          // A type parser refused a value: this call fails with that (at its ReadyForQuery),
+          // the connection goes on.
+          p.error ??= e;
+          return;
         }
         p.result.rows.push(row);
         return;
       }
+      case 'parseComplete':
+        if (p?.preparing !== undefined) p.parsed = true;
+        return;
       case 'rowDescription':
         if (p) {
           const fields = (m as RowDescriptionMessage).fields.map((f) => ({ name: f.name, parse: pg.types.getTypeParser(f.dataTypeID, 'text') as (t: string) => unknown }));
@@ -242,8 +256,9 @@ class WireConnection {
         if (!p) return;
         this.pending.shift();
         if (p.error !== undefined) {
-          // Its Parse may have failed: the next use of the name parses it again.
-          if (p.preparing !== undefined && p.statement?.fields === undefined && this.statements.get(p.preparing) === p.statement) {
+          // Its Parse failed: the next use of the name parses it again. (A Parse that worked
+          // made the statement, even when its Bind failed and it has no columns to describe.)
+          if (p.preparing !== undefined && !p.parsed && this.statements.get(p.preparing) === p.statement) {
             this.statements.delete(p.preparing);
           }
           p.reject(p.error);
@@ -255,7 +270,7 @@ class WireConnection {
         return;
       }
       default:
-        // parseComplete, bindComplete, parameterDescription, noData, commandComplete,
+        // bindComplete, parameterDescription, noData, commandComplete,
         // notices, parameter status, notifications: nothing to do.
         return;
     }
@@ -270,7 +285,9 @@ class WireConnection {
   }
 
   async end(): Promise<void> {
-    if (this.closed) return;
+    if (!this.usable) return;
+    // From now on no call is sent on it (usable is false); the ones sent get their answers.
+    this.ending = true;
     const gone = new Promise<void>((resolve) => {
       this.stream.once('close', () => resolve());
       setTimeout(resolve, 1000).unref();
@@ -280,98 +297,5 @@ class WireConnection {
     this.stream.end();
     await gone;
     this.fail(terminated());
-  }
-}
-
-/** A call that gets no answer within callTimeoutMs fails with deadline.ts's timeout error. */
-export interface WireDeadline {
-  readonly callTimeoutMs: number;
-  /** Redacted connection description, for the error. */
-  readonly location: string;
-}
-
-/** The client a transaction gets: the dedicated connection, held until release(). */
-export interface WireClient {
-  query<R = Record<string, unknown>>(text: string | WireQuery, values?: readonly unknown[]): Promise<{ rows: R[] }>;
-  release(destroy?: boolean | Error): void;
-}
-
-/**
- * What PgmqBackend needs from a pg.Pool (query, connect/release, end), on one dedicated
- * connection that is opened on first use and opened again after it is lost. A transaction
- * holds the connection: other calls wait until it is released.
- */
-export class WirePool {
-  private connection: WireConnection | undefined;
-  private connecting: Promise<WireConnection> | undefined;
-  private held: Promise<void> | undefined;
-  private ended = false;
-
-  constructor(
-    private readonly config: pg.ClientConfig,
-    private readonly deadline: Partial<WireDeadline> = {},
-  ) {}
-
-  private async conn(): Promise<WireConnection> {
-    if (this.ended) throw new Error('Client was closed and is not queryable');
-    if (this.connection?.usable) return this.connection;
-    const { callTimeoutMs, location } = this.deadline;
-    const deadline = callTimeoutMs === undefined ? undefined : { callTimeoutMs, location: location ?? 'the server' };
-    this.connecting ??= WireConnection.open(this.config, deadline).finally(() => {
-      this.connecting = undefined;
-    });
-    this.connection = await this.connecting;
-    return this.connection;
-  }
-
-  private async run(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
-    return (await this.conn()).query(q);
-  }
-
-  query<R = Record<string, unknown>>(q: string | WireQuery, values?: readonly unknown[]): Promise<{ rows: R[] }> {
-    const wq = typeof q === 'string' ? { text: q, values } : q;
-    // The hot path: connected and no transaction open, the connection's own promise.
-    const c = this.connection;
-    if (!this.held && c?.usable) return c.query(wq) as Promise<{ rows: R[] }>;
-    return this.queryWhenFree(wq) as Promise<{ rows: R[] }>;
-  }
-
-  private async queryWhenFree(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
-    while (this.held) await this.held;
-    return this.run(q);
-  }
-
-  async connect(): Promise<WireClient> {
-    while (this.held) await this.held;
-    let release!: () => void;
-    this.held = new Promise<void>((resolve) => (release = resolve));
-    try {
-      await this.conn();
-    } catch (e) {
-      this.held = undefined;
-      release();
-      throw e;
-    }
-    let released = false;
-    return {
-      query: async <R>(q: string | WireQuery, v?: readonly unknown[]) => (await this.run(typeof q === 'string' ? { text: q, values: v } : q)) as { rows: R[] },
-      release: (destroy?: boolean | Error) => {
-        if (released) return;
-        released = true;
-        // A connection left in an unknown transaction state is not reused.
-        if (destroy) void this.connection?.end();
-        this.held = undefined;
-        release();
-      },
-    };
-  }
-
-  on(_event: 'error', _listener: (e: Error) => void): this {
-    return this;
-  }
-
-  async end(): Promise<void> {
-    this.ended = true;
-    await this.connection?.end();
   }
 }
