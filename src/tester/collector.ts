@@ -1,0 +1,112 @@
+// What the workers report, put together on the main thread: send outcomes and deliveries into
+// the checker (deliveries and acknowledgements in time order across receivers, through the
+// merger), per-second counts into the series, end-to-end histograms into the intervals (and
+// the --hdr-log), and when this run's messages were last seen moving (the drain's clock).
+import { DeliveryChecker } from './checker.js';
+import { monoUs } from './clock.js';
+import { MAX_WORKERS_PER_ROLE, type TesterConfig } from './config.js';
+import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
+import type { HdrLog } from './hdr-log.js';
+import { EndToEndIntervals } from './intervals.js';
+import { SEND_ACKED, type FromWorker, type WorkerRole } from './protocol.js';
+import { addCounts, SeriesAggregator, zeroCounts } from './series.js';
+
+/** A worker thread as the collector knows it. */
+export interface CollectedWorker {
+  readonly role: WorkerRole;
+  readonly indices: readonly number[];
+  /** Position among all threads (series). */
+  readonly slot: number;
+  /** Position among the threads of its role. */
+  readonly roleSlot: number;
+}
+
+/** Foreign ids kept at most (bounded like the workers' sets). */
+const FOREIGN_IDS_KEPT = 100_000;
+
+export class RunCollector {
+  readonly checker: DeliveryChecker;
+  readonly merger: OrderedEventMerger;
+  readonly series: SeriesAggregator;
+  readonly intervals: EndToEndIntervals;
+  /** Every second's counts summed as they come (the live view). */
+  readonly liveTotals = zeroCounts();
+  /** Queue ids of foreign messages seen. */
+  readonly foreignIds = new Set<string>();
+  /** µs, monotonic: the last delivery of this run's messages (the drain sets it at its start too). */
+  lastDeliveryUs = 0;
+  /** µs, monotonic: the last successful acknowledgement (0: none); see settle.ts. */
+  lastAckUs = 0;
+
+  /** threads: all worker threads, receiverThreads: those of receivers. */
+  constructor(c: TesterConfig, threads: number, receiverThreads: number, hdrLog: HdrLog | undefined) {
+    // A drain (--senders 0) judges an earlier run's messages: any of its senders, sends unseen.
+    this.checker =
+      c.senders === 0
+        ? new DeliveryChecker({ senders: MAX_WORKERS_PER_ROLE, sendsUnknown: true })
+        : new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender });
+    this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id) => this.apply(kind, sender, seq, a, b, id));
+    this.series = new SeriesAggregator(threads);
+    this.intervals = new EndToEndIntervals(c.warmupMs, hdrLog);
+    this.intervals.receiverThreads(receiverThreads);
+  }
+
+  progress(w: CollectedWorker, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
+    // Only this run's messages are activity: foreign ones are handed back and come again.
+    if (m.lastConsumedUs > this.lastDeliveryUs) this.lastDeliveryUs = m.lastConsumedUs;
+    for (const id of m.foreignIds) if (this.foreignIds.size < FOREIGN_IDS_KEPT) this.foreignIds.add(id);
+    for (const p of m.seconds) addCounts(this.liveTotals, p);
+    this.series.add(w.slot, m.seconds, m.upToSecond);
+    for (const { sender, ranges: s } of m.sends) {
+      for (let i = 0; i + 2 < s.length; i += 3) {
+        this.checker.recordSend(sender, s[i]!, s[i + 1]!, s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain');
+      }
+    }
+    if (w.role === 'receiver') {
+      for (const r of m.receivers) {
+        for (const id of r.malformed) this.checker.recordMalformed(id);
+        this.merger.push(r.receiver, r);
+      }
+      this.merger.release();
+      for (const e of m.endToEnd) this.intervals.add(e.second, e.histogram);
+      this.intervals.reported(w.roleSlot, m.upToSecond);
+    }
+  }
+
+  /** Its result came: it holds nothing back any more. */
+  finished(w: CollectedWorker): void {
+    this.series.finish(w.slot);
+    if (w.role === 'receiver') {
+      for (const i of w.indices) this.merger.finish(i);
+      this.intervals.finished(w.roleSlot);
+    }
+  }
+
+  /** A worker died without its result: what it had not reported yet is unknown. */
+  lost(w: CollectedWorker): void {
+    this.series.finish(w.slot);
+    if (w.role === 'receiver') {
+      // Its events so far are in; nothing more will come, so the others' are not held back.
+      for (const i of w.indices) this.merger.finish(i);
+      this.intervals.finished(w.roleSlot);
+    } else {
+      for (const i of w.indices) this.checker.recordSenderLost(i);
+    }
+  }
+
+  /** Every worker is done: whatever is held back goes in. */
+  releaseAll(): void {
+    this.merger.release();
+    this.intervals.release(true);
+  }
+
+  private apply(kind: Kind, sender: number, seq: number, a: number, b: number, id: bigint): void {
+    if (kind === EventKind.delivery || kind === EventKind.redelivery) {
+      this.checker.recordDelivery(sender, seq, a, b, String(id), kind === EventKind.redelivery);
+      this.lastDeliveryUs = monoUs();
+    } else {
+      if (kind === EventKind.ackOk) this.lastAckUs = monoUs();
+      this.checker.recordAck(sender, seq, kind === EventKind.ackOk, String(id));
+    }
+  }
+}

@@ -1,0 +1,267 @@
+// The worker-thread pool of a run: which threads run which senders and receivers, their
+// setup, spawning them and waiting until each has connected, STOP and terminate, and the
+// routing of what each worker says (its tagged messages, its crash, its exit) to the engine's
+// handlers. The pool knows nothing of messages, checks or the drain.
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { OpenOptions } from '../backends/index.js';
+import { SmqError } from '../errors.js';
+import type { TesterConfig } from './config.js';
+import { overdueWorkers } from './lifecycle.js';
+import type { ErrorKind, FromWorker, ToWorker, WorkerRole, WorkerSetup } from './protocol.js';
+
+/** A worker that does not answer STOP within this is terminated. */
+export const STOP_TIMEOUT_MS = 15_000;
+/** Ctrl-C, or a failed run: workers give up on calls still waiting this long after STOP (a hung server). */
+const STOP_ABANDON_MS = 300;
+
+export interface WorkerSlot {
+  readonly role: WorkerRole;
+  /** The senders or receivers this thread runs. */
+  readonly indices: readonly number[];
+  /** Position among all threads (series). */
+  readonly slot: number;
+  /** Position among the threads of its role. */
+  readonly roleSlot: number;
+  readonly worker: Worker;
+  ready: boolean;
+  result: Extract<FromWorker, { type: 'RESULT' }> | undefined;
+  exited: boolean;
+  stopSent: boolean;
+  /** STOP went out with abandonAfterMs. */
+  abandonSent: boolean;
+  /** When STOP went out (ms, Date.now), to end a worker whose call never returns. */
+  stopSentAtMs: number | undefined;
+  /** terminate() called: the worker is being ended. */
+  terminating: boolean;
+  readonly finished: boolean;
+  /** Failed calls it reported (ERROR messages), by kind: the count when it dies without a result. */
+  readonly reportedErrors: Record<ErrorKind, number>;
+}
+
+/** One planned thread: its role, the senders (receivers) it runs, and its place among its role's threads. */
+export type PlannedThread = readonly [role: WorkerRole, indices: number[], roleSlot: number];
+
+export const workerName = (role: WorkerRole, indices: readonly number[]) =>
+  indices.length === 1 ? `${role} ${indices[0]}` : `the ${role} thread of ${role}s ${indices.join(',')}`;
+
+/**
+ * Threads per role: --threads, or by default on Postgres half the cores (at least one), and
+ * on SQLite one per sender and per receiver (better-sqlite3 answers synchronously: clients in
+ * one thread would take turns, never overlap).
+ *
+ * Why not one thread per client on Postgres: every event loop that sleeps and wakes for each
+ * round trip costs far more CPU than one loop serving several connections, and on a host
+ * whose cores the server shares that CPU is taken from the server. Measured on the 2-core
+ * bench host (bench/results): a bare pgmq.send loop on 8 connections ran at about 0.3x
+ * pgbench from 8 threads and 0.8x from one.
+ */
+export function threadsPerRole(c: TesterConfig, n: number): number {
+  if (c.threads !== undefined) return c.threads;
+  if (c.target.kind === 'sqlite') return n;
+  return Math.max(1, Math.floor(os.availableParallelism() / 2));
+}
+
+/** Worker threads actually used by each role. */
+export const threadCounts = (c: TesterConfig) => ({
+  senders: Math.min(c.senders, threadsPerRole(c, c.senders)),
+  receivers: Math.min(c.receivers, threadsPerRole(c, c.receivers)),
+});
+
+/** The worker threads: role, the senders (receivers) each runs, and its place among its role's. */
+export function planThreads(c: TesterConfig): PlannedThread[] {
+  // The senders (receivers) dealt out round-robin over the role's threads, each still with
+  // its own connection.
+  const deal = (role: WorkerRole, n: number): PlannedThread[] => {
+    const threads = Math.min(n, threadsPerRole(c, n));
+    const groups = Array.from({ length: threads }, () => [] as number[]);
+    for (let i = 0; i < n; i++) groups[i % threads]!.push(i);
+    return groups.map((g, roleSlot) => [role, g, roleSlot] as const);
+  };
+  return [...deal('sender', c.senders), ...deal('receiver', c.receivers)];
+}
+
+/** What every worker of a run shares; each one's role and indices are added per thread. */
+export interface RunSetup {
+  readonly config: TesterConfig;
+  /** The run's open options (the main thread's, without `create`). */
+  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize'>;
+  readonly queue: string;
+  readonly runId: string;
+  readonly receiveByRunId: boolean;
+  /** --max-backlog: the counters every worker shares (backlog.ts). */
+  readonly backlogCells: SharedArrayBuffer;
+  readonly backlogStuckMs: number;
+  readonly outageTimeoutMs: number;
+}
+
+export function workerSetup(role: WorkerRole, indices: readonly number[], x: RunSetup): WorkerSetup {
+  const c = x.config;
+  return {
+    role,
+    indices,
+    target: c.target,
+    // One call at a time per sender/receiver, on its own connection, through the lean
+    // protocol path (pgmq/wire.ts): the tester's CPU per call is kept off the server's cores.
+    open: { ...x.open, dedicated: true },
+    queue: x.queue,
+    runId: x.runId,
+    sizeBytes: c.sizeBytes,
+    batch: c.batch,
+    vtSec: c.vtSec,
+    ack: c.ack,
+    dequeue: c.dequeue,
+    naivePauseMs: c.naivePauseMs ?? 0,
+    receiveByRunId: x.receiveByRunId,
+    messages: c.messagesPerSender,
+    durationMs: c.durationMs,
+    ratePerSec: c.ratePerSec > 0 && c.senders > 0 ? c.ratePerSec / c.senders : 0,
+    // A waiting sender gives up on a queue where nothing is received for the drain timeout
+    // (at least a second): the messages it waits for are lost, and the checker says so.
+    backlog: c.maxBacklog === undefined ? undefined : { cells: x.backlogCells, max: c.maxBacklog, stuckMs: x.backlogStuckMs },
+    warmupMs: c.warmupMs,
+    outageTimeoutMs: x.outageTimeoutMs,
+    faults: c.faults ?? {},
+  };
+}
+
+/** What the engine does with what the workers say, once they are all connected. */
+export interface PoolHandlers {
+  progress(w: WorkerSlot, m: Extract<FromWorker, { type: 'PROGRESS' }>): void;
+  /** Its result arrived (w.result is set). */
+  result(w: WorkerSlot): void;
+  /** A failed call it reported (counted in w.reportedErrors already). */
+  error(w: WorkerSlot, m: Extract<FromWorker, { type: 'ERROR' }>): void;
+  /** It exited without a result: what it had not reported yet is unknown. */
+  lost(w: WorkerSlot): void;
+  /** It crashed, exited without a result, or gave up: the run fails. */
+  fatal(message: string): void;
+  /** A thread exited (the supervision takes a look). */
+  exited(): void;
+}
+
+export class WorkerPool {
+  readonly workers: WorkerSlot[] = [];
+
+  constructor(private readonly handlers: PoolHandlers) {}
+
+  get allFinished(): boolean {
+    return this.workers.every((w) => w.finished);
+  }
+
+  get sendersDone(): boolean {
+    return this.workers.every((w) => w.role !== 'sender' || w.result !== undefined);
+  }
+
+  /** Starts every worker and waits until each has connected; the isolation the first one read back. */
+  spawn(threads: readonly PlannedThread[], setupFor: (role: WorkerRole, indices: readonly number[]) => WorkerSetup): Promise<{ isolation: string | null }> {
+    let isolation: string | null = null;
+    return new Promise((resolve, reject) => {
+      let ready = 0;
+      let failed = false;
+      const fail = (message: string) => {
+        if (failed) return;
+        failed = true;
+        reject(new SmqError('connection', message));
+      };
+      threads.forEach(([role, indices, roleSlot], slot) => {
+        const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: setupFor(role, indices) });
+        const name = workerName(role, indices);
+        const w: WorkerSlot = {
+          role,
+          indices,
+          slot,
+          roleSlot,
+          worker,
+          ready: false,
+          result: undefined,
+          exited: false,
+          stopSent: false,
+          abandonSent: false,
+          stopSentAtMs: undefined,
+          terminating: false,
+          get finished() {
+            return this.result !== undefined || this.exited;
+          },
+          reportedErrors: { connection: 0, other: 0 },
+        };
+        this.workers.push(w);
+        worker.on('message', (m: FromWorker) => {
+          if (m.type === 'READY' && !w.ready) {
+            w.ready = true;
+            if (isolation === null) isolation = m.isolation;
+            ready += 1;
+            if (ready === threads.length && !failed) resolve({ isolation });
+          } else if (!w.ready && m.type === 'ERROR') {
+            fail(m.message);
+          } else {
+            this.route(w, m);
+          }
+        });
+        worker.on('error', (e) => {
+          if (!w.ready) fail(`${name}: ${e.message}`);
+          else this.handlers.fatal(`${name} crashed: ${e.message}`);
+        });
+        worker.on('exit', (code) => {
+          w.exited = true;
+          if (!w.ready) fail(`${name} exited before connecting`);
+          else if (!w.result) {
+            this.handlers.lost(w);
+            // After a crash, 'error' has already said why.
+            this.handlers.fatal(`${name} exited without a result (exit code ${code})`);
+          }
+          this.handlers.exited();
+        });
+      });
+    });
+  }
+
+  private route(w: WorkerSlot, m: FromWorker): void {
+    switch (m.type) {
+      case 'PROGRESS':
+        this.handlers.progress(w, m);
+        break;
+      case 'RESULT':
+        w.result = m;
+        this.handlers.result(w);
+        break;
+      case 'ERROR':
+        w.reportedErrors[m.kind] += 1;
+        this.handlers.error(w, m);
+        break;
+      case 'READY':
+        break;
+    }
+  }
+
+  post(w: WorkerSlot, m: ToWorker): void {
+    if (!w.exited) w.worker.postMessage(m);
+  }
+
+  /** Every worker begins; runStartUs is second 0 of the series. */
+  start(runStartUs: number): void {
+    for (const w of this.workers) this.post(w, { type: 'START', runStartUs });
+  }
+
+  /** STOP; hurry (after Ctrl-C or a failure): with a short wait for calls in flight (the server may hang). */
+  stop(w: WorkerSlot, hurry: boolean): void {
+    if (w.stopSent && (w.abandonSent || !hurry)) return;
+    w.stopSent = true;
+    w.stopSentAtMs ??= Date.now();
+    w.abandonSent = hurry;
+    this.post(w, hurry ? { type: 'STOP', abandonAfterMs: STOP_ABANDON_MS } : { type: 'STOP' });
+  }
+
+  /** Workers whose event loop does not answer STOP (stuck in a call) are ended, once each (then `ended(w)`). */
+  terminateOverdue(nowMs: number, ended: (w: WorkerSlot) => void): void {
+    for (const w of overdueWorkers(this.workers, nowMs, STOP_TIMEOUT_MS)) {
+      w.terminating = true;
+      void w.worker.terminate().catch(() => 0);
+      ended(w);
+    }
+  }
+
+  async terminateAll(): Promise<void> {
+    await Promise.all(this.workers.filter((w) => !w.exited).map((w) => w.worker.terminate().catch(() => 0)));
+  }
+}

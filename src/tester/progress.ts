@@ -1,0 +1,36 @@
+// What a run tells its listeners (the command, the live view): its phases, a progress
+// snapshot once a second, worker errors, and the report at the end.
+import type { TesterConfig } from './config.js';
+import type { TesterEnvironment } from './environment.js';
+import type { WorkerRole } from './protocol.js';
+import type { TesterReport } from './report.js';
+import type { SecondCounts, SeriesPoint } from './series.js';
+
+export type TesterPhase = 'connecting' | 'sending' | 'draining' | 'settling' | 'stopping' | 'done';
+
+export interface ProgressSnapshot {
+  readonly elapsedMs: number;
+  readonly phase: TesterPhase;
+  readonly interrupted: boolean;
+  /** Messages the senders will send in all (--messages), else undefined. */
+  readonly totalToSend: number | undefined;
+  readonly totals: SecondCounts;
+  /** Last complete second. */
+  readonly sendRate: number;
+  readonly receiveRate: number;
+  /** Complete seconds so far. */
+  readonly series: readonly SeriesPoint[];
+  /** Running end-to-end percentiles (ms) over complete seconds; undefined before the first. */
+  readonly endToEnd: { readonly p50: number; readonly p99: number } | undefined;
+  readonly drain: { readonly pending: number; readonly idleMs: number; readonly timeoutMs: number } | undefined;
+  readonly violationsSoFar: number;
+  readonly lastError: string | undefined;
+}
+
+export interface TesterEvents {
+  start: [{ readonly environment: TesterEnvironment; readonly queue: string; readonly runId: string; readonly config: TesterConfig }];
+  progress: [ProgressSnapshot];
+  phase: [TesterPhase];
+  workerError: [{ readonly role: WorkerRole; readonly indices: readonly number[]; readonly message: string }];
+  done: [TesterReport];
+}
