@@ -26,6 +26,10 @@
 // SMQ_TEST_PGMQ_DIR (or ../shared/pgmq) holds the releases, on the real pgmq 1.13.0.
 // The targets table: tester/pgbench throughput ratios and tester CPU per message against
 // pgbench's client CPU per transaction (pgbench run under sh, whose `times` reports it).
+//
+// One script over 350 lines on purpose: a run is one sequence on one server (its scripts,
+// queues and core placement shared by every part), read top to bottom like its report; the
+// parts that stand alone live beside it (pipeline.js, pg-server.js, checker-memory.js).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
