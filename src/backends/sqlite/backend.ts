@@ -27,9 +27,6 @@ import * as queues from './queues.js';
 import { SqliteSession } from './session.js';
 import * as SQL from './sql.js';
 
-export { DEFAULT_MAX_RETRIES, DEFAULT_RATE_LIMIT, DEFAULT_VISIBILITY_TIMEOUT_SEC } from './queues.js';
-export { messageStateAt } from './rows.js';
-
 export const SQLITE_CAPABILITIES: Capabilities = Object.freeze({
   archive: false,
   headers: false,
