@@ -5,9 +5,11 @@
 import { DeliveryChecker } from './checker.js';
 import { monoUs } from './clock.js';
 import { MAX_WORKERS_PER_ROLE, type TesterConfig } from './config.js';
+import { drainIdleMs } from './drain.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
 import type { HdrLog } from './hdr-log.js';
 import { EndToEndIntervals } from './intervals.js';
+import type { ProgressSnapshot } from './progress.js';
 import { SEND_ACKED, type FromWorker, type WorkerRole } from './protocol.js';
 import { addCounts, SeriesAggregator, zeroCounts } from './series.js';
 
@@ -98,6 +100,30 @@ export class RunCollector {
   releaseAll(): void {
     this.merger.release();
     this.intervals.release(true);
+  }
+
+  /** The live view's frame: what the engine knows (phase, clock, drain) with what has come in. */
+  snapshot(x: Pick<ProgressSnapshot, 'elapsedMs' | 'phase' | 'interrupted' | 'totalToSend' | 'lastError'> & { readonly drain: { readonly startUs: number; readonly timeoutMs: number } | undefined }): ProgressSnapshot {
+    const series = this.series.points();
+    const last = series[series.length - 1];
+    return {
+      elapsedMs: x.elapsedMs,
+      phase: x.phase,
+      interrupted: x.interrupted,
+      totalToSend: x.totalToSend,
+      totals: { ...this.liveTotals },
+      sendRate: last?.sent ?? 0,
+      receiveRate: last?.received ?? 0,
+      series,
+      endToEnd: this.intervals.percentiles(),
+      drain: x.drain && {
+        pending: Math.max(0, this.checker.ackedSends - this.checker.ackedDelivered),
+        idleMs: drainIdleMs({ drainStartUs: x.drain.startUs, lastDeliveryUs: this.lastDeliveryUs }, monoUs()),
+        timeoutMs: x.drain.timeoutMs,
+      },
+      violationsSoFar: this.checker.violationsSoFar,
+      lastError: x.lastError,
+    };
   }
 
   private apply(kind: Kind, sender: number, seq: number, a: number, b: number, id: bigint): void {

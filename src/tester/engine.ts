@@ -11,13 +11,13 @@ import { newBacklogCells } from './backlog.js';
 import { monoUs } from './clock.js';
 import { RunCollector } from './collector.js';
 import { DEFAULT_OUTAGE_TIMEOUT_MS, validateConfig, type TesterConfig } from './config.js';
-import { decideDrain, drainIdleMs, drainTimeoutMs, type DrainOutcome } from './drain.js';
+import { decideDrain, drainTimeoutMs, type DrainOutcome } from './drain.js';
 import { detectEnvironment, type TesterEnvironment } from './environment.js';
 import { HdrLog } from './hdr-log.js';
 import { Supervisor, withDeadline } from './lifecycle.js';
 import { planThreads, STOP_TIMEOUT_MS, threadCounts, WorkerPool, workerName, workerSetup, type RunSetup, type WorkerSlot } from './pool.js';
 import type { TesterEvents, TesterPhase } from './progress.js';
-import type { EventLoopStats, WorkerRole } from './protocol.js';
+import type { EventLoopStats } from './protocol.js';
 import { buildReport, type StopSignal, type TesterReport } from './report.js';
 import { abandonRunQueue, dropRunQueue, prepareQueue, runQueueName, type RunQueue } from './run-queue.js';
 import { planSettle } from './settle.js';
@@ -92,7 +92,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     this.interrupted = true;
     this.interruptSignal = signal;
     this.interruptedAtUs = monoUs();
-    for (const w of this.pool.workers) if (w.role === 'sender' || w.stopSent) this.stopWorker(w);
+    this.stopWhere((w) => w.role === 'sender' || w.stopSent);
   }
 
   private setPhase(p: TesterPhase): void {
@@ -102,12 +102,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   /** STOP; after Ctrl-C or a failure, with a short wait for calls in flight (the server may hang). */
-  private stopWorker(w: WorkerSlot): void {
-    this.pool.stop(w, this.interrupted || this.fatal !== undefined);
-  }
-
-  private stopRole(role: WorkerRole): void {
-    for (const w of this.pool.workers) if (w.role === role) this.stopWorker(w);
+  private stopWhere(which: (w: WorkerSlot) => boolean): void {
+    this.pool.stopWhere(which, this.interrupted || this.fatal !== undefined);
   }
 
   async run(): Promise<TesterReport> {
@@ -144,7 +140,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.hdrLog?.start(Date.now());
       this.pool.start(this.runStartUs);
       // Ctrl-C while connecting: the senders stop as soon as they start.
-      if (this.interrupted) this.stopRole('sender');
+      if (this.interrupted) this.stopWhere((w) => w.role === 'sender');
       this.setPhase(c.senders > 0 ? 'sending' : 'draining');
       if (c.senders === 0) this.beginDrain();
       await this.supervise();
@@ -206,7 +202,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
 
   private onFatal(message: string): void {
     if (this.fatal === undefined) this.fatal = message;
-    for (const w of this.pool.workers) this.stopWorker(w);
+    this.stopWhere(() => true);
     this.supervisor?.poke();
   }
 
@@ -224,7 +220,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
 
   private stopReceivers(): void {
     this.setPhase('stopping');
-    this.stopRole('receiver');
+    this.stopWhere((w) => w.role === 'receiver');
   }
 
   private drainTimeoutMs(): number {
@@ -291,31 +287,15 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   private emitProgress(): void {
-    const col = this.collector;
-    if (!col) return;
-    const series = col.series.points();
-    const last = series[series.length - 1];
     const c = this.config;
-    this.emit('progress', {
+    const frame = this.collector?.snapshot({
       elapsedMs: (monoUs() - this.runStartUs) / 1000,
       phase: this.phase,
       interrupted: this.interrupted,
       totalToSend: c.messagesPerSender === undefined ? undefined : c.messagesPerSender * c.senders,
-      totals: { ...col.liveTotals },
-      sendRate: last?.sent ?? 0,
-      receiveRate: last?.received ?? 0,
-      series,
-      endToEnd: col.intervals.percentiles(),
-      drain:
-        this.phase === 'draining'
-          ? {
-              pending: Math.max(0, col.checker.ackedSends - col.checker.ackedDelivered),
-              idleMs: drainIdleMs({ drainStartUs: this.drainStartUs, lastDeliveryUs: col.lastDeliveryUs }, monoUs()),
-              timeoutMs: this.drainTimeoutMs(),
-            }
-          : undefined,
-      violationsSoFar: col.checker.violationsSoFar,
+      drain: this.phase === 'draining' ? { startUs: this.drainStartUs, timeoutMs: this.drainTimeoutMs() } : undefined,
       lastError: this.lastError,
     });
+    if (frame) this.emit('progress', frame);
   }
 }

@@ -252,6 +252,11 @@ export class WorkerPool {
     this.post(w, hurry ? { type: 'STOP', abandonAfterMs: STOP_ABANDON_MS } : { type: 'STOP' });
   }
 
+  /** STOP to every worker `which` picks. */
+  stopWhere(which: (w: WorkerSlot) => boolean, hurry: boolean): void {
+    for (const w of this.workers) if (which(w)) this.stop(w, hurry);
+  }
+
   /** Workers whose event loop does not answer STOP (stuck in a call) are ended, once each (then `ended(w)`). */
   terminateOverdue(nowMs: number, ended: (w: WorkerSlot) => void): void {
     for (const w of overdueWorkers(this.workers, nowMs, STOP_TIMEOUT_MS)) {
