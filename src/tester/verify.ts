@@ -10,6 +10,7 @@ import { isSmqError } from '../errors.js';
 import { decodeBody } from './body.js';
 import type { DeliveryChecker, FoundInQueue } from './checker.js';
 import { withDeadline } from './lifecycle.js';
+import { retryLostConnection } from './retry.js';
 
 /** After the run: calls that failed on a lost connection are retried for this long (a restart settling). */
 const END_RETRY_MS = 5000;
@@ -98,19 +99,6 @@ export function readBackWarnings(r: ReadBack): string[] {
 
 export const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
 export const isLostConnection = (e: unknown) => isSmqError(e) && e.kind === 'connection';
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Runs fn; a lost connection is retried (the pool reconnects) until the deadline. */
-export async function retryLostConnection<T>(untilMs: number, fn: () => Promise<T>): Promise<T> {
-  for (let wait = 100; ; wait = Math.min(1000, wait * 2)) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (!isLostConnection(e) || Date.now() + wait > untilMs) throw e;
-      await sleep(wait);
-    }
-  }
-}
 
 /** The main thread's calls after the run: each with a deadline, retried over a lost connection until one shared end. */
 export interface AfterRunCalls {

@@ -1,12 +1,12 @@
 // The pool's plan and each worker's setup, without threads: which thread runs which senders
 // and receivers, and what every worker is told. And the main thread's calls after the run:
-// retried over a lost connection until one deadline, never over anything else.
+// each with a deadline, retried over a lost connection (retry.ts) only while the run may wait.
 import os from 'node:os';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { TesterConfig } from '../../src/tester/config.js';
 import { planThreads, threadCounts, threadsPerRole, workerSetup, type RunSetup } from '../../src/tester/pool.js';
 import { SmqError } from '../../src/errors.js';
-import { afterRunCalls, retryLostConnection } from '../../src/tester/verify.js';
+import { afterRunCalls } from '../../src/tester/verify.js';
 
 const base: TesterConfig = {
   target: { kind: 'pgmq', url: 'postgres://x@localhost/db' },
@@ -82,31 +82,6 @@ describe('workerSetup', () => {
 
 describe('after the run', () => {
   const lost = () => new SmqError('connection', 'connection lost');
-
-  test('a lost connection is retried with a growing wait until the deadline, then its error stands', async () => {
-    vi.useFakeTimers();
-    let tries = 0;
-    const call = retryLostConnection(Date.now() + 1000, () => {
-      tries += 1;
-      return Promise.reject(lost());
-    });
-    const settled = expect(call).rejects.toThrow('connection lost');
-    await vi.advanceTimersByTimeAsync(5000);
-    await settled;
-    // 100 + 200 + 400 ms of waits fit in a second; the next (800 ms) would not.
-    expect(tries).toBe(4);
-  });
-
-  test('any other error is not retried', async () => {
-    let tries = 0;
-    await expect(
-      retryLostConnection(Date.now() + 60_000, () => {
-        tries += 1;
-        return Promise.reject(new SmqError('invalid-input', 'no'));
-      }),
-    ).rejects.toThrow('no');
-    expect(tries).toBe(1);
-  });
 
   test('after a failure or Ctrl-C every call gets a short deadline; a failed run does not retry', async () => {
     expect(afterRunCalls({ failed: false, interrupted: false, outageTimeoutMs: 30_000 }).callMs).toBe(10_000);
