@@ -1,6 +1,8 @@
-// How queues and messages look in each output format. JSON records keep the contract's
-// field names (camelCase), with ids as strings and dates as ISO strings.
-import type { Message, QueueStats } from '../backends/types.js';
+// How queues and messages look in each output format, for the commands and for top's
+// snapshots alike. JSON records keep the contract's field names (camelCase), with ids as
+// strings and dates as ISO strings.
+import type { Message, MessageState, QueueStats } from '../backends/types.js';
+import { formatAge } from '../text/age.js';
 import type { TableColumn } from './table.js';
 
 export interface MessageRecord {
@@ -31,29 +33,78 @@ export function messageRecord(m: Message): MessageRecord {
   };
 }
 
-export function queueRecord(q: QueueStats): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(q)) {
+/**
+ * One queue in JSON, for `smq queues` and `smq top --once --json` alike: the counts first,
+ * rates (null where a single listing cannot know them), then whatever else the backend
+ * knows about the queue. Tenants are ids, so strings, as message ids are.
+ */
+export interface QueueRecord {
+  /** As people read it (top decodes SmoothMQ pgmq-driver names); `rawName` is the backend's when it differs. */
+  readonly name: string;
+  readonly rawName?: string;
+  readonly tenant?: string;
+  readonly ready: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  readonly failed?: number;
+  readonly total: number;
+  readonly archived?: number;
+  readonly oldestAgeSec: number | null;
+  readonly newestAgeSec: number | null;
+  readonly estimated: boolean;
+  readonly inPerSec: number | null;
+  readonly outPerSec: number | null;
+  /** createdAt (ISO), queue settings, counters: as the backend gave them. */
+  readonly [more: string]: unknown;
+}
+
+/** What top adds to a backend's stats: the name as shown, its tenant, rates between refreshes. */
+export interface QueueShown {
+  readonly name: string;
+  readonly rawName: string;
+  readonly tenant: string | undefined;
+  readonly inPerSec: number | null;
+  readonly outPerSec: number | null;
+}
+
+export function queueRecord(q: QueueStats, shown?: QueueShown): QueueRecord {
+  const { name, tenant, ready, inFlight, delayed, failed, total, archived, oldestAgeSec, newestAgeSec, estimated, ...more } = q;
+  const tenantText = shown ? shown.tenant : tenant === undefined ? undefined : String(tenant);
+  const out: Record<string, unknown> = {
+    name: shown?.name ?? name,
+    ...(shown && shown.name !== shown.rawName ? { rawName: shown.rawName } : {}),
+    ...(tenantText !== undefined ? { tenant: tenantText } : {}),
+    ready,
+    inFlight,
+    delayed,
+    ...(failed !== undefined ? { failed } : {}),
+    total,
+    ...(archived !== undefined ? { archived } : {}),
+    oldestAgeSec,
+    newestAgeSec,
+    estimated,
+    inPerSec: shown?.inPerSec ?? null,
+    outPerSec: shown?.outPerSec ?? null,
+  };
+  for (const [k, v] of Object.entries(more)) {
     if (v === undefined) continue;
     out[k] = v instanceof Date ? v.toISOString() : v;
   }
-  return out;
+  return out as QueueRecord;
 }
+
+/** Message states in words, as every table and screen writes them (JSON and --state keep the ids). */
+export const STATE_WORDS: Record<MessageState, string> = {
+  ready: 'ready',
+  inflight: 'in flight',
+  delayed: 'delayed',
+  failed: 'failed',
+};
 
 /** Table cells: short times without milliseconds, in UTC (the databases' clocks differ from ours anyway). */
 export function shortTime(d: Date | null | undefined): string {
   if (!d) return '-';
   return d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** 42s, 3m, 5h, 2d. */
-export function shortAge(seconds: number | null | undefined): string {
-  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '-';
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 120) return `${s}s`;
-  if (s < 120 * 60) return `${Math.floor(s / 60)}m`;
-  if (s < 48 * 3600) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
 }
 
 export interface TableView<T> {
@@ -82,7 +133,7 @@ export function messageTable(options: ViewOptions = {}): TableView<Message> {
     columns,
     row: (m) => [
       m.id.toString(),
-      m.state,
+      STATE_WORDS[m.state],
       String(m.readCount),
       ...(options.maxTries ? [m.maxTries === undefined || m.maxTries < 0 ? '∞' : String(m.maxTries)] : []),
       shortTime(m.enqueuedAt),
@@ -124,8 +175,8 @@ export function queueTable(options: QueueViewOptions): TableView<QueueStats> {
       ...(options.failed ? [count(q.failed, q.estimated)] : []),
       count(q.total, q.estimated),
       ...(options.archived ? [count(q.archived, q.estimated)] : []),
-      shortAge(q.oldestAgeSec),
-      shortAge(q.newestAgeSec),
+      formatAge(q.oldestAgeSec),
+      formatAge(q.newestAgeSec),
     ],
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { PIPED_LAST_COLUMN_WIDTH, displayWidth, renderTable, truncate } from './table.js';
 import { toJsonDocument, toJsonLine } from './json.js';
-import { shortAge } from './records.js';
+import { queueTable } from './records.js';
 
 describe('renderTable', () => {
   test('aligns columns, right-aligns numbers, leaves the last column unpadded', () => {
@@ -62,10 +62,11 @@ describe('JSON output', () => {
   });
 });
 
-test('shortAge', () => {
-  expect(shortAge(null)).toBe('-');
-  expect(shortAge(5.4)).toBe('5s');
-  expect(shortAge(600)).toBe('10m');
-  expect(shortAge(3 * 3600)).toBe('3h');
-  expect(shortAge(5 * 86400)).toBe('5d');
+test('queue tables write ages as top does (one age format, issue 14)', () => {
+  const row = queueTable({ failed: false, archived: false, tenant: false }).row;
+  const ages = (oldestAgeSec: number | null, newestAgeSec: number | null) =>
+    row({ name: 'q', ready: 0, inFlight: 0, delayed: 0, total: 0, estimated: false, oldestAgeSec, newestAgeSec }).slice(-2);
+  expect(ages(null, 5.4)).toEqual(['-', '5s']);
+  expect(ages(600, 185)).toEqual(['10m00s', '3m05s']);
+  expect(ages(3 * 3600, 5 * 86400)).toEqual(['3h00m', '5d00h']);
 });

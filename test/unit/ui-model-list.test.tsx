@@ -7,6 +7,7 @@ import { availableColumns, layoutColumns, COLUMN_GAP } from '../../src/ui/model/
 import { decodeDriverName, encodeDriverName } from '../../src/ui/model/names.js';
 import { recordDepths, sparkline } from '../../src/ui/model/history.js';
 import { snapshotJson, snapshotTable } from '../../src/ui/model/snapshot.js';
+import { queueRecord, queueTable } from '../../src/output/records.js';
 
 const PGMQ_CAPS = PGMQ_CAPABILITIES;
 const SQLITE_CAPS = SQLITE_CAPABILITIES;
@@ -185,7 +186,7 @@ describe('snapshot output', () => {
     );
     const text = snapshotTable(list, PGMQ_CAPS);
     const lines = text.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+READY\s+IN-FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED$/);
+    expect(lines[0]).toMatch(/^NAME\s+READY\s+IN FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED$/);
     expect(lines[1]).toMatch(/^orders\s+3\s+0\s+0\s+3\s+1m15s\s+-\s+-\s+2$/);
     expect(lines[2]).toContain('big\\e[2J');
     expect(lines[2]).toContain('~2.00M');
@@ -197,5 +198,55 @@ describe('snapshot output', () => {
     const list = rows({ name: encodeDriverName(7, 'jobs'), ready: 1, total: 1 });
     const doc = snapshotJson(list, { at: 0, info: undefined, backend: 'pgmq', location: 'postgres://u:***@h/db' });
     expect(doc.queues[0]).toMatchObject({ name: 'jobs', tenant: '7', rawName: encodeDriverName(7, 'jobs'), ready: 1 });
+  });
+
+  test('one JSON shape for a queue: smq queues and top --once write the same keys, in the same order', () => {
+    // Changed on purpose (issue 14): smq queues gained inPerSec/outPerSec (null: one listing
+    // has no rate) and writes tenant as a string; top gained createdAt and the other stats.
+    const stats: QueueStats = {
+      name: 'orders',
+      tenant: 3,
+      ready: 2,
+      inFlight: 1,
+      delayed: 0,
+      failed: 0,
+      total: 3,
+      oldestAgeSec: 185,
+      newestAgeSec: 5,
+      estimated: false,
+      createdAt: new Date(0),
+      maxRetries: 5,
+    };
+    const listed = queueRecord(stats);
+    const [row] = [...applyQueueStats(EMPTY_ROWS, [stats], 0).rows];
+    const top = snapshotJson([row!], { at: 0, info: undefined, backend: 'sqlite', location: 'x.db' }).queues[0]!;
+    expect(Object.keys(top)).toEqual(Object.keys(listed));
+    expect(top).toEqual(listed);
+    expect(listed).toEqual({
+      name: 'orders',
+      tenant: '3',
+      ready: 2,
+      inFlight: 1,
+      delayed: 0,
+      failed: 0,
+      total: 3,
+      oldestAgeSec: 185,
+      newestAgeSec: 5,
+      estimated: false,
+      inPerSec: null,
+      outPerSec: null,
+      createdAt: '1970-01-01T00:00:00.000Z',
+      maxRetries: 5,
+    });
+  });
+
+  test('one vocabulary and one age format in both tables: IN FLIGHT, 3m05s', () => {
+    const list = rows({ name: 'orders', ready: 1, inFlight: 1, total: 2, oldestAgeSec: 185, newestAgeSec: 5 });
+    const topLines = snapshotTable(list, PGMQ_CAPS).split('\n');
+    const view = queueTable({ failed: false, archived: false, tenant: false });
+    expect(topLines[0]).toContain('IN FLIGHT');
+    expect(view.columns.map((c) => c.header)).toContain('IN FLIGHT');
+    expect(topLines[1]).toContain('3m05s');
+    expect(view.row(list[0]!.stats)).toContain('3m05s');
   });
 });

@@ -52,7 +52,7 @@ describe('queue list', () => {
   test('pgmq rows: every column, ARCHIVED, sparkline, sorted by name', async () => {
     h = await renderTop(pgmq(), { timers: vi });
     const f = h.frame();
-    expect(f).toMatch(/NAME▲\s+READY\s+IN-FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED\s+DEPTH 1m/);
+    expect(f).toMatch(/NAME▲\s+READY\s+IN FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED\s+DEPTH 1m/);
     expect(f).not.toContain('FAILED');
     expect(f).not.toContain('TENANT');
     expect(names(f)).toEqual(['emails', 'orders', 'payments']);
@@ -255,7 +255,7 @@ describe('sorting, filtering, navigation', () => {
   test('80 columns: least important columns dropped, every line fits', async () => {
     h = await renderTop(pgmq(), { timers: vi, size: { columns: 80, rows: 24 } });
     const f = h.frame();
-    expect(f).toMatch(/NAME▲\s+READY\s+IN-FLIGHT/);
+    expect(f).toMatch(/NAME▲\s+READY\s+IN FLIGHT/);
     expect(f).not.toContain('DEPTH 1m');
     expect(f).not.toContain('ARCHIVED');
     for (const line of f.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(80);

@@ -107,7 +107,7 @@ describe('queue view', () => {
     expect(h!.frame()).toContain('newest first');
     await h!.press('f', 'f');
     await h!.settle();
-    expect(h!.frame()).toContain('only inflight');
+    expect(h!.frame()).toContain('only in flight');
     expect(ids(h!.frame())).toEqual(['2']);
     expect(b.callsOf('peek').at(-1)!.args[1]).toMatchObject({ state: 'inflight', order: 'newest' });
   });

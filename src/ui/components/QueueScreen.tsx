@@ -23,6 +23,7 @@ import { useMessages, type LiveOptions } from '../hooks/useMessages.js';
 import type { QueueRef } from '../model/queue-ref.js';
 import { GUTTER_BLANK, GUTTER_SELECTED, GUTTER_WIDTH } from './QueueList.js';
 import { cutParts } from '../../text/width.js';
+import { STATE_WORDS } from '../../output/records.js';
 
 export interface QueueScreenProps {
   readonly backend: Backend;
@@ -125,7 +126,7 @@ export function QueueScreen(p: QueueScreenProps) {
         s.estimated,
       )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}`
     : 'queue not in the last refresh';
-  const where = `${p.paging.order} first · ${p.paging.state === 'all' ? 'all states' : `only ${p.paging.state}`} · page ${pageNumber(p.paging)}${
+  const where = `${p.paging.order} first · ${p.paging.state === 'all' ? 'all states' : `only ${STATE_WORDS[p.paging.state]}`} · page ${pageNumber(p.paging)}${
     current?.hasMore ? ' (more follow)' : ''
   }${loading && !fresh ? ' · loading…' : ''}`;
 
@@ -146,7 +147,7 @@ export function QueueScreen(p: QueueScreenProps) {
       ) : null}
       {!current && !error ? <Text dimColor>loading…</Text> : null}
       {current && messages.length === 0 ? (
-        <Text dimColor>{p.paging.state === 'all' ? 'no messages' : `no ${p.paging.state} messages`}</Text>
+        <Text dimColor>{p.paging.state === 'all' ? 'no messages' : `no ${STATE_WORDS[p.paging.state]} messages`}</Text>
       ) : null}
       {messages.slice(0, Math.max(0, pageSize - (error ? 1 : 0))).map((m, i) => (
         <Text key={m.id.toString()} inverse={i === selected} wrap="truncate-end">

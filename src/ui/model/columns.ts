@@ -50,7 +50,7 @@ const SPECS: Record<ColumnId, ColumnSpec> = {
     sortKey: 'N',
   },
   ready: { id: 'ready', title: 'READY', width: 8, align: 'right', dropOrder: 1, descByDefault: true, sortKey: 'R' },
-  inFlight: { id: 'inFlight', title: 'IN-FLIGHT', width: 9, align: 'right', dropOrder: 2, descByDefault: true, sortKey: 'I' },
+  inFlight: { id: 'inFlight', title: 'IN FLIGHT', width: 9, align: 'right', dropOrder: 2, descByDefault: true, sortKey: 'I' },
   delayed: { id: 'delayed', title: 'DELAYED', width: 8, align: 'right', dropOrder: 7, descByDefault: true, sortKey: 'D' },
   total: { id: 'total', title: 'TOTAL', width: 8, align: 'right', dropOrder: 2, descByDefault: true, sortKey: 'T' },
   oldest: { id: 'oldest', title: 'OLDEST', width: 7, align: 'right', dropOrder: 4, descByDefault: true, sortKey: 'O' },

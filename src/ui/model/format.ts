@@ -4,6 +4,10 @@ import { escapeControl } from '../../text/escape.js';
 import { firstClusters, fitCells } from '../../text/width.js';
 import type { Message } from '../../backends/types.js';
 import { bodyLines } from './pretty.js';
+import { formatAge } from '../../text/age.js';
+
+// Ages are written as everywhere else in smq (text/age).
+export { formatAge };
 
 /** 1234 -> "1234", 12345 -> "12.3k", 2_500_000 -> "2.50M"; estimates get a leading `~`. */
 export function formatCount(n: number | undefined | null, estimated = false): string {
@@ -16,17 +20,6 @@ export function formatCount(n: number | undefined | null, estimated = false): st
   else if (abs < 1_000_000_000) text = `${(n / 1_000_000).toFixed(abs < 10_000_000 ? 2 : 1)}M`;
   else text = `${(n / 1_000_000_000).toFixed(2)}G`;
   return prefix + text;
-}
-
-/** Seconds as the largest one or two units: "45s", "12m05s", "3h05m", "2d04h"; null -> "-". */
-export function formatAge(sec: number | null | undefined): string {
-  if (sec === null || sec === undefined || !Number.isFinite(sec)) return '-';
-  const s = Math.max(0, Math.floor(sec));
-  if (s < 60) return `${s}s`;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  if (s < 3600) return `${Math.floor(s / 60)}m${pad(s % 60)}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m`;
-  return `${Math.floor(s / 86_400)}d${pad(Math.floor((s % 86_400) / 3600))}h`;
 }
 
 /** Messages per second: "-" unknown, "0", "3.5", "120", "12.3k"; approximate ones get `~`. */

@@ -126,7 +126,7 @@ export function helpFor(screen: Screen, opts: { readOnly: boolean; archive: bool
       { keys: 'Enter', what: 'open the queue' },
       { keys: '/', what: 'filter by name (regex); Esc clears' },
       { keys: '< / >', what: 'sort by the previous / next column (again: reverse)' },
-      { keys: 'N R I D T O A F E', what: 'sort by name, ready, in-flight, delayed, total, oldest, archived, failed, tenant' },
+      { keys: 'N R I D T O A F E', what: 'sort by name, ready, in flight, delayed, total, oldest, archived, failed, tenant' },
       { keys: 'Space', what: 'pause / resume refreshing' },
       ...actions,
       ...general,

@@ -10,6 +10,7 @@ import {
   headersPreview,
 } from './format.js';
 import { bodyLines } from './pretty.js';
+import { STATE_WORDS } from '../../output/records.js';
 
 export type MessageColumnId = 'id' | 'state' | 'reads' | 'enqueued' | 'visible' | 'headers' | 'body';
 
@@ -20,12 +21,8 @@ export interface MessageColumn {
   readonly align: 'left' | 'right';
 }
 
-const STATE_TEXT: Record<Message['state'], string> = {
-  ready: 'ready',
-  inflight: 'in-flight',
-  delayed: 'delayed',
-  failed: 'FAILED',
-};
+/** The words of every table (output/records); failed in capitals, to stand out on screen. */
+const STATE_TEXT: Record<Message['state'], string> = { ...STATE_WORDS, failed: STATE_WORDS.failed.toUpperCase() };
 
 /** Columns for the queue view; HEADERS goes first when narrow, BODY takes the rest. */
 export function messageColumns(width: number, caps: Capabilities, idWidth: number): MessageColumn[] {

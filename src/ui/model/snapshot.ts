@@ -3,6 +3,7 @@ import type { Capabilities, ServerInfo } from '../../backends/types.js';
 import { availableColumns, columnSpec, type ColumnId } from './columns.js';
 import { displayName, fitText, formatAge, formatCount, formatRate } from './format.js';
 import { distinctTenants, type QueueRow } from './rows.js';
+import { queueRecord, type QueueRecord } from '../../output/records.js';
 
 /** The text of one cell of the queue list (escaped, not padded). */
 export function cellText(row: QueueRow, column: ColumnId): string {
@@ -59,10 +60,10 @@ export interface SnapshotJson {
   readonly server: string | undefined;
   readonly schema: string | undefined;
   readonly location: string;
-  readonly queues: readonly Record<string, unknown>[];
+  readonly queues: readonly QueueRecord[];
 }
 
-/** One JSON document: every queue's stats as the backend gave them, plus rates when known. */
+/** One JSON document: every queue as `smq queues` writes it (output/records), with its rates when known. */
 export function snapshotJson(
   rows: readonly QueueRow[],
   meta: { readonly at: number; readonly info: ServerInfo | undefined; readonly backend: string; readonly location: string },
@@ -73,24 +74,8 @@ export function snapshotJson(
     server: meta.info?.serverVersion,
     schema: meta.info?.schema,
     location: meta.location,
-    queues: rows.map((r) => {
-      const s = r.stats;
-      return {
-        name: r.name,
-        ...(r.name !== r.rawName ? { rawName: r.rawName } : {}),
-        ...(r.tenant !== undefined ? { tenant: r.tenant } : {}),
-        ready: s.ready,
-        inFlight: s.inFlight,
-        delayed: s.delayed,
-        ...(s.failed !== undefined ? { failed: s.failed } : {}),
-        total: s.total,
-        ...(s.archived !== undefined ? { archived: s.archived } : {}),
-        oldestAgeSec: s.oldestAgeSec,
-        newestAgeSec: s.newestAgeSec,
-        estimated: s.estimated,
-        inPerSec: r.rate.inPerSec,
-        outPerSec: r.rate.outPerSec,
-      };
-    }),
+    queues: rows.map((r) =>
+      queueRecord(r.stats, { name: r.name, rawName: r.rawName, tenant: r.tenant, inPerSec: r.rate.inPerSec, outPerSec: r.rate.outPerSec }),
+    ),
   };
 }
