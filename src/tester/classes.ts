@@ -3,7 +3,6 @@
 
 export type SendOutcome = 'acked' | 'uncertain';
 
-export const VIOLATION_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'resurrected', 'unexpected'] as const;
 export const EXAMPLE_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'redelivered', 'resurrected', 'unexpected', 'uncertain'] as const;
 export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
 

@@ -8,5 +8,3 @@ export function monoUs(): number {
   const [sec, ns] = process.hrtime();
   return sec * 1e6 + ns / 1e3;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,8 +1,7 @@
 // --max-backlog end to end: real worker threads (dist/), a real Postgres and real SQLite
 // files. The queue's own depth, read from another connection while the run goes on, stays
 // within the bound; without the bound the same run piles up (so the probe can see a breach).
-import { afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
-import type { Target } from '../../src/backends/target.js';
+import { beforeAll, describe, expect, test } from 'vitest';
 import type { TesterConfig } from '../../src/tester/index.js';
 import { ensureBuilt } from '../helpers/run-cli.js';
 import { baseConfig, loadBackends, loadTester, testerStores, type TesterStore } from '../helpers/tester-dist.js';

@@ -60,12 +60,6 @@ export function formatVisibleIn(visibleAt: Date, now: number): string {
   return sec <= 0 ? 'now' : `in ${formatAge(Math.ceil(sec))}`;
 }
 
-/** The age of a message, from its enqueue time. */
-export function formatEnqueuedAgo(enqueuedAt: Date | null, now: number): string {
-  if (!enqueuedAt) return '-';
-  return `${formatAge((now - enqueuedAt.getTime()) / 1000)} ago`;
-}
-
 /** One line of a body for the message list: whitespace runs collapsed, escaped. */
 export function bodyPreview(body: string, maxChars = 200): string {
   const flat = body.length > maxChars * 4 ? body.slice(0, maxChars * 4) : body;

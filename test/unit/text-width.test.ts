@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import stringWidth from 'string-width';
-import { cellWidth, cutParts, cutToCells, fitCells, firstClusters } from './width.js';
+import { cellWidth, cutParts, cutToCells, fitCells, firstClusters } from '../../src/text/width.js';
 
 // Widths as tmux 3.3 draws them (measured with #{cursor_x} after printing each), and
 // Ink's string-width where it differs: we count the larger.

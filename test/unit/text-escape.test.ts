@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { escapeControl, escapeControlKeepNewlines } from './escape.js';
+import { escapeControl, escapeControlKeepNewlines } from '../../src/text/escape.js';
 
 describe('escapeControl', () => {
   test.each([

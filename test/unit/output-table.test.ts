@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { PIPED_LAST_COLUMN_WIDTH, displayWidth, renderTable, truncate } from './table.js';
-import { toJsonDocument, toJsonLine } from './json.js';
-import { queueTable } from './records.js';
+import { PIPED_LAST_COLUMN_WIDTH, displayWidth, renderTable, truncate } from '../../src/output/table.js';
+import { toJsonDocument, toJsonLine } from '../../src/output/json.js';
+import { queueTable } from '../../src/output/records.js';
 
 describe('renderTable', () => {
   test('aligns columns, right-aligns numbers, leaves the last column unpadded', () => {
