@@ -10,7 +10,7 @@ import { resolveTarget, type Target } from '../backends/target.js';
 import { SmqError, usageError } from '../errors.js';
 import { processIo, type Io } from '../output/io.js';
 import { defaultFormat, OUTPUT_FORMATS, Printer, type OutputFormat } from '../output/printer.js';
-import { parseDuration } from '../tester/config.js';
+import { parseMilliseconds } from '../text/duration.js';
 
 /** Options every command accepts (declared once in cli.ts with globalOptions()). */
 export interface GlobalArgs {
@@ -77,9 +77,8 @@ export function globalOptions<T>(y: Argv<T>) {
  */
 export function callTimeoutOf(argv: GlobalArgs): number {
   if (argv.timeout === undefined) return DEFAULT_CALL_TIMEOUT_MS;
-  if (Array.isArray(argv.timeout)) throw usageError('--timeout given more than once', 'pass it once');
   const text = String(argv.timeout);
-  const ms = parseDuration('timeout', text);
+  const ms = parseMilliseconds('timeout', argv.timeout);
   if (ms < 1 || ms > 2_147_483_647) {
     throw usageError(`--timeout must be more than 0 and less than 24 days, not ${JSON.stringify(text)}`, 'for example --timeout 30s');
   }

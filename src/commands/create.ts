@@ -1,13 +1,14 @@
 // smq create <queue>: idempotent; says whether the queue already existed.
 import type { CommandModule } from 'yargs';
 import { usageError } from '../errors.js';
+import { parseDuration } from '../text/duration.js';
 import { nonNegativeInt } from './args.js';
 import { printerOf, withBackend, type GlobalArgs } from './context.js';
 
 interface CreateArgs extends GlobalArgs {
   readonly queue: string;
   readonly unlogged?: boolean | undefined;
-  readonly visibilityTimeout?: number | undefined;
+  readonly visibilityTimeout?: string | undefined;
   readonly maxRetries?: number | undefined;
 }
 
@@ -18,13 +19,18 @@ export const createCommand: CommandModule<GlobalArgs, CreateArgs> = {
     y
       .positional('queue', { type: 'string', demandOption: true, describe: 'queue name' })
       .option('unlogged', { type: 'boolean', describe: 'pgmq: an UNLOGGED queue table (faster, lost on crash)' })
-      .option('visibility-timeout', { type: 'number', requiresArg: true, describe: 'SmoothMQ: seconds a received message stays hidden' })
+      .option('visibility-timeout', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'SmoothMQ: how long a received message stays hidden, whole seconds (e.g. 60s, 5m; a bare number is seconds)',
+      })
       .option('max-retries', { type: 'number', requiresArg: true, describe: 'SmoothMQ: deliveries before a message fails (-1: unlimited)' })
       .example('$0 create orders --url postgres://localhost/app', '')
       .example('$0 create orders --sqlite ./smoothmq.db --visibility-timeout 60 --max-retries 5', ''),
   handler: async (argv) => {
     const queue = String(argv.queue);
-    const visibilityTimeoutSec = argv.visibilityTimeout === undefined ? undefined : nonNegativeInt('visibility-timeout', argv.visibilityTimeout);
+    const visibilityTimeoutSec =
+      argv.visibilityTimeout === undefined ? undefined : parseDuration('visibility-timeout', argv.visibilityTimeout, { unit: 's' });
     let maxRetries: number | undefined;
     if (argv.maxRetries !== undefined) {
       maxRetries = argv.maxRetries === -1 ? -1 : nonNegativeInt('max-retries', argv.maxRetries, '5');

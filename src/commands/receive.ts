@@ -1,14 +1,15 @@
 // smq receive <queue>: claims messages (they stay hidden for the visibility timeout);
 // --delete acknowledges them right away.
 import type { CommandModule } from 'yargs';
-import { optionalNonNegativeInt, positiveInt } from './args.js';
+import { parseDuration } from '../text/duration.js';
+import { positiveInt } from './args.js';
 import { printerOf, withBackend, type GlobalArgs } from './context.js';
 import { messageRecord, messageTable } from '../output/records.js';
 
 interface ReceiveArgs extends GlobalArgs {
   readonly queue: string;
   readonly qty: number;
-  readonly vt?: number | undefined;
+  readonly vt?: string | undefined;
   readonly delete?: boolean | undefined;
 }
 
@@ -20,9 +21,9 @@ export const receiveCommand: CommandModule<GlobalArgs, ReceiveArgs> = {
       .positional('queue', { type: 'string', demandOption: true, describe: 'queue name' })
       .option('qty', { alias: 'n', type: 'number', default: 1, requiresArg: true, describe: 'how many messages at most' })
       .option('vt', {
-        type: 'number',
+        type: 'string',
         requiresArg: true,
-        describe: "visibility timeout in seconds [default: the queue's own on SmoothMQ, 30 on pgmq]",
+        describe: "visibility timeout, e.g. 60s or 5m; a bare number is seconds [default: the queue's own on SmoothMQ, 30s on pgmq]",
       })
       .option('delete', { type: 'boolean', describe: 'delete the messages right after receiving them' })
       .example('$0 receive orders --qty 10 --vt 60', '')
@@ -30,7 +31,8 @@ export const receiveCommand: CommandModule<GlobalArgs, ReceiveArgs> = {
   handler: async (argv) => {
     const queue = String(argv.queue);
     const qty = positiveInt('qty', argv.qty);
-    const vtSec = optionalNonNegativeInt('vt', argv.vt);
+    // Both stores keep whole seconds: the backend refuses a fraction (1.5, 500ms) in one line.
+    const vtSec = argv.vt === undefined ? undefined : parseDuration('vt', argv.vt, { unit: 's' });
     const printer = printerOf(argv);
     await withBackend(
       argv,

@@ -3,6 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import type { CommandModule } from 'yargs';
 import { invalidInput, usageError } from '../errors.js';
 import type { InStream } from '../output/io.js';
+import { parseDuration } from '../text/duration.js';
 import { optionalNonNegativeInt, parseHeaders } from './args.js';
 import { callTimeoutOf, ioOf, printerOf, withBackend, type GlobalArgs } from './context.js';
 import { BATCH_SIZE, sendInBatches } from './send-batches.js';
@@ -11,7 +12,7 @@ import { idWriter } from './send-output.js';
 interface SendArgs extends GlobalArgs {
   readonly queue: string;
   readonly body?: string | undefined;
-  readonly delay?: number | undefined;
+  readonly delay?: string | undefined;
   readonly header?: string | string[] | undefined;
   readonly atomic?: boolean | undefined;
   readonly skip?: number | undefined;
@@ -119,7 +120,7 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
     y
       .positional('queue', { type: 'string', demandOption: true, describe: 'queue name' })
       .positional('body', { type: 'string', describe: 'message body (JSON on pgmq); read from stdin when absent' })
-      .option('delay', { type: 'number', requiresArg: true, describe: 'seconds before the message becomes visible' })
+      .option('delay', { type: 'string', requiresArg: true, describe: 'hidden for this long after sending, e.g. 30s or 5m; a bare number is seconds' })
       .option('header', {
         type: 'string',
         requiresArg: true,
@@ -132,7 +133,7 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
       .example('$0 send orders --skip 22000 < orders.ndjson', 'go on after the 22,000 lines a failed send stored'),
   handler: async (argv) => {
     const queue = String(argv.queue);
-    const delaySec = optionalNonNegativeInt('delay', argv.delay, '10');
+    const delaySec = argv.delay === undefined ? undefined : parseDuration('delay', argv.delay, { unit: 's' });
     const skip = optionalNonNegativeInt('skip', argv.skip, '1000');
     const headers = parseHeaders(argv.header);
     const printer = printerOf(argv);

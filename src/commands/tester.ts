@@ -13,7 +13,6 @@ import {
   DEQUEUE_STRATEGIES,
   formatReport,
   ISOLATIONS,
-  parseDuration,
   TesterRun,
   validateConfig,
   type Faults,
@@ -22,6 +21,7 @@ import {
 } from '../tester/index.js';
 import { leaveProcess } from '../output/hangup.js';
 import { toJsonDocument, toJsonLine } from '../output/json.js';
+import { parseDuration, parseMilliseconds } from '../text/duration.js';
 import { plainProgressLine } from '../ui/tester/format.js';
 import { loadTesterScreen } from '../ui/ink-caches.js';
 import { CONNECT_TIMEOUT_MS, ioOf, outputFormatOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
@@ -33,7 +33,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly duration?: string | undefined;
   readonly size: number;
   readonly batch: number;
-  readonly vt: number;
+  readonly vt: string;
   readonly rate: number;
   readonly maxBacklog?: number | undefined;
   readonly warmup: string;
@@ -46,10 +46,10 @@ export interface TesterArgs extends GlobalArgs {
   readonly runId?: string | undefined;
   readonly outageTimeout: string;
   readonly hdrLog?: string | undefined;
-  readonly maxP99?: number | undefined;
+  readonly maxP99?: string | undefined;
   readonly isolation?: string | undefined;
   readonly dequeue: string;
-  readonly naivePauseMs?: number | undefined;
+  readonly naivePauseMs?: string | undefined;
   readonly threads?: number | undefined;
 }
 
@@ -91,25 +91,27 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     threads: argv.threads === undefined ? undefined : num('threads', argv.threads),
     // Neither given: a short default run, so `npx smq tester` shows something at once.
     messagesPerSender: argv.messages !== undefined ? num('messages', argv.messages) : hasAmount || senders === 0 ? undefined : 1000,
-    durationMs: argv.duration !== undefined ? parseDuration('duration', argv.duration) : undefined,
+    durationMs: argv.duration !== undefined ? parseMilliseconds('duration', argv.duration) : undefined,
     sizeBytes: num('size', argv.size),
     batch: num('batch', argv.batch),
-    vtSec: num('vt', argv.vt),
+    vtSec: parseDuration('vt', argv.vt, { unit: 's' }),
     ratePerSec: num('rate', argv.rate),
     maxBacklog: argv.maxBacklog === undefined ? undefined : num('max-backlog', argv.maxBacklog),
-    warmupMs: parseDuration('warmup', argv.warmup),
+    warmupMs: parseMilliseconds('warmup', argv.warmup),
     queue: argv.queue,
     keep: argv.keep === true,
     ack: argv.ack as TesterConfig['ack'],
-    drainTimeoutMs: parseDuration('drain-timeout', argv.drainTimeout),
-    settleMs: argv.settle === undefined ? undefined : parseDuration('settle', argv.settle),
+    drainTimeoutMs: parseMilliseconds('drain-timeout', argv.drainTimeout),
+    settleMs: argv.settle === undefined ? undefined : parseMilliseconds('settle', argv.settle),
     allowForeign: argv.allowForeign === true,
-    outageTimeoutMs: parseDuration('outage-timeout', argv.outageTimeout),
+    outageTimeoutMs: parseMilliseconds('outage-timeout', argv.outageTimeout),
     isolation,
     dequeue: argv.dequeue as TesterConfig['dequeue'],
-    ...(argv.naivePauseMs !== undefined ? { naivePauseMs: num('naive-pause-ms', argv.naivePauseMs) } : {}),
+    ...(argv.naivePauseMs !== undefined ? { naivePauseMs: parseDuration('naive-pause-ms', argv.naivePauseMs, { bare: 'ms' }) } : {}),
     hdrLogPath: argv.hdrLog,
-    maxP99Ms: argv.maxP99 === undefined ? undefined : num('max-p99', argv.maxP99),
+    // A bare number meant milliseconds before durations: a unit is required, so that an old
+    // `--max-p99 50` is refused instead of silently becoming 50 seconds.
+    maxP99Ms: argv.maxP99 === undefined ? undefined : parseDuration('max-p99', argv.maxP99, { bare: null }),
     runId: argv.runId ?? (env['SMQ_TESTER_RUN_ID'] || undefined),
     faults: faultsFrom(env) ?? {},
   };
@@ -239,10 +241,10 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('senders', { type: 'number', default: 2, requiresArg: true, describe: 'sender threads (0: drain --queue only)' })
       .option('receivers', { type: 'number', default: 2, requiresArg: true, describe: 'receiver threads (0: send only, no loss verdict)' })
       .option('messages', { type: 'number', requiresArg: true, describe: 'messages per sender [default: 1000 unless --duration]' })
-      .option('duration', { type: 'string', requiresArg: true, describe: 'send for this long instead, e.g. 30s' })
+      .option('duration', { type: 'string', requiresArg: true, describe: 'send for this long instead, e.g. 30s or 1m' })
       .option('size', { type: 'number', default: 256, requiresArg: true, describe: 'body size in bytes' })
       .option('batch', { type: 'number', default: 1, requiresArg: true, describe: 'messages per send_batch and per receive' })
-      .option('vt', { type: 'number', default: 30, requiresArg: true, describe: 'visibility timeout in seconds' })
+      .option('vt', { type: 'string', default: '30s', requiresArg: true, describe: 'visibility timeout, whole seconds (e.g. 30s, 2m; a bare number is seconds)' })
       .option('rate', { type: 'number', default: 0, requiresArg: true, describe: 'total offered load in messages/s (0: as fast as possible)' })
       .option('max-backlog', {
         type: 'number',
@@ -257,7 +259,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('settle', {
         type: 'string',
         requiresArg: true,
-        describe: 'after the drain, keep receiving this long to catch messages that come back [default: one --vt when --vt <= 10, else 0]',
+        describe: 'after the drain, keep receiving this long to catch messages that come back [default: one --vt when --vt <= 10s, else 0]',
       })
       .option('run-id', {
         type: 'string',
@@ -275,7 +277,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         describe: 'give up (partial report, exit 1) when every call of a worker has failed for this long',
       })
       .option('hdr-log', { type: 'string', requiresArg: true, describe: 'write an HdrHistogram log of end-to-end latency to FILE' })
-      .option('max-p99', { type: 'number', requiresArg: true, describe: 'exit 5 when the end-to-end p99 exceeds this many ms' })
+      .option('max-p99', { type: 'string', requiresArg: true, describe: 'exit 5 when the end-to-end p99 exceeds this duration, e.g. 50ms (a unit is required)' })
       .option('isolation', { choices: ISOLATIONS, describe: "PostgreSQL transaction isolation [default: the server's]" })
       .option('dequeue', {
         choices: DEQUEUE_STRATEGIES,
@@ -287,11 +289,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         requiresArg: true,
         describe: 'worker threads per role [default: Postgres half the cores, SQLite one per sender/receiver]; each sender/receiver keeps its own connection',
       })
-      .option('naive-pause-ms', { type: 'number', requiresArg: true, describe: 'naive: pause between select and update (widens the race)' })
+      .option('naive-pause-ms', { type: 'string', requiresArg: true, describe: 'naive: pause between select and update (widens the race); a bare number is ms' })
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')
-      .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50 --json', 'a latency gate for CI')
+      .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50ms --json', 'a latency gate for CI')
       .epilogue(EXIT_CODES_HELP) as unknown as Argv<TesterArgs>,
   handler: async (argv) => {
     setExitCode(argv, await runTester(argv));

@@ -11,6 +11,7 @@ import { sortRows, DEFAULT_SORT } from '../ui/model/sort.js';
 import { snapshotJson, snapshotTable } from '../ui/model/snapshot.js';
 import { MIN_INTERVAL_MS } from '../ui/model/interval.js';
 import { loadTopScreen } from '../ui/ink-caches.js';
+import { parseDuration } from '../text/duration.js';
 import { nonNegativeInt, positiveInt } from './args.js';
 import {
   callTimeoutOf,
@@ -24,7 +25,7 @@ import {
 } from './context.js';
 
 export interface TopArgs extends GlobalArgs {
-  readonly interval?: number | undefined;
+  readonly interval?: string | undefined;
   readonly once?: boolean | undefined;
   readonly n?: number | undefined;
   readonly exactThreshold?: number | undefined;
@@ -44,17 +45,14 @@ export interface TopOptions {
 
 /** Checks and converts the command line; every failure is a usage error (exit 2). */
 export function topOptions(argv: TopArgs): TopOptions {
-  const seconds = argv.interval ?? 2;
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds * 1000 < MIN_INTERVAL_MS) {
-    throw usageError(
-      `--interval must be at least ${MIN_INTERVAL_MS / 1000} seconds, not ${JSON.stringify(argv.interval ?? null)}`,
-      'for example --interval 2',
-    );
+  const ms = argv.interval === undefined ? 2000 : parseDuration('interval', argv.interval);
+  if (ms < MIN_INTERVAL_MS) {
+    throw usageError(`--interval must be at least ${MIN_INTERVAL_MS / 1000}s, not ${JSON.stringify(String(argv.interval))}`, 'for example --interval 2s');
   }
   const formatGiven = argv.json === true || argv.output !== undefined;
   const format = formatGiven ? outputFormatOf(argv) : 'table';
   return {
-    intervalMs: Math.round(seconds * 1000),
+    intervalMs: Math.round(ms),
     once: argv.once === true,
     refreshes: argv.n === undefined ? undefined : positiveInt('n', argv.n, '5'),
     exactThreshold:
@@ -170,9 +168,9 @@ export const topCommand: CommandModule<GlobalArgs, TopArgs> = {
   builder: (y) =>
     y
       .option('interval', {
-        type: 'number',
+        type: 'string',
         requiresArg: true,
-        describe: 'seconds between refreshes (0.5 minimum; + and - change it while running) [default: 2]',
+        describe: 'time between refreshes, e.g. 2s or 500ms; a bare number is seconds (0.5s minimum; + and - change it while running) [default: 2s]',
       })
       .option('once', { type: 'boolean', describe: 'print one snapshot of the queue list and exit' })
       .option('n', { type: 'number', requiresArg: true, describe: 'exit after N refreshes' })

@@ -74,18 +74,6 @@ export const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
 /** At most this many senders and receivers each (threads with a connection of their own). */
 export const MAX_WORKERS_PER_ROLE = 256;
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** "30s", "1.5m", "500ms", "2h", or a bare number of seconds. */
-export function parseDuration(name: string, text: unknown): number {
-  const t = String(text).trim();
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(t);
-  if (!m) throw usageError(`--${name} must be a duration like 30s, 500ms or 2m, not ${JSON.stringify(t)}`);
-  const ms = Number(m[1]) * UNITS[m[2] ?? 's']!;
-  if (!Number.isFinite(ms)) throw usageError(`--${name} is too large`);
-  return Math.round(ms);
-}
-
 const wholeAtLeast = (name: string, v: number, min: number) => {
   if (!Number.isSafeInteger(v) || v < min) {
     throw usageError(`--${name} must be a whole number of ${min} or more, not ${String(v)}`);
@@ -118,7 +106,9 @@ export function validateConfig(c: TesterConfig): void {
   if (c.sizeBytes > 64 * 1024 * 1024) throw usageError('--size is at most 64 MiB');
   wholeAtLeast('batch', c.batch, 1);
   if (c.batch > 10_000) throw usageError('--batch is at most 10000');
-  wholeAtLeast('vt', c.vtSec, 1);
+  if (!Number.isSafeInteger(c.vtSec) || c.vtSec < 1) {
+    throw usageError(`--vt must be whole seconds, 1s or more, not ${String(c.vtSec)}s`, 'both stores keep the visibility timeout in whole seconds');
+  }
   if (!(c.ratePerSec >= 0) || !Number.isFinite(c.ratePerSec)) throw usageError('--rate must be 0 or more messages per second');
   if (c.maxBacklog !== undefined) {
     wholeAtLeast('max-backlog', c.maxBacklog, 1);

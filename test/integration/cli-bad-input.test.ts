@@ -184,6 +184,8 @@ const cases: Case[] = [
   { name: 'SmoothMQ: --tenant abc', args: (w) => ['queues', '--tenant', 'abc', ...sqlite(w)], code: 2, says: /--tenant/ },
   { name: 'SmoothMQ: --max-retries -2', args: (w) => ['create', 'new_q', '--max-retries', '-2', ...sqlite(w)], code: 2, says: /--max-retries/ },
   { name: 'SmoothMQ: --unlogged', args: (w) => ['create', 'new_q', '--unlogged', ...sqlite(w)], code: 2, says: /--unlogged/ },
+  { name: 'SmoothMQ: --visibility-timeout 1.5s', args: (w) => ['create', 'new_q', '--visibility-timeout', '1.5s', ...sqlite(w)], code: 2, says: /visibility timeout 1\.5.*whole/ },
+  { name: 'SmoothMQ: --visibility-timeout -1', args: (w) => ['create', 'new_q', '--visibility-timeout', '-1', ...sqlite(w)], code: 2, says: /--visibility-timeout/ },
   { name: 'pgmq: --visibility-timeout', args: (w) => ['create', 'new_q', '--visibility-timeout', '5', ...pgmq(w)], code: 2 },
 
   // Missing queue, unknown message.
@@ -206,6 +208,18 @@ const cases: Case[] = [
       { name: `${kind}: --limit 0`, args: (w) => ['peek', w.queue, '--limit', '0', ...conn(w)], code: 2 },
       { name: `${kind}: --delay -5`, args: (w) => ['send', w.queue, '{}', '--delay', '-5', ...conn(w)], code: 2 },
       { name: `${kind}: --vt 1.5`, args: (w) => ['receive', w.queue, '--vt', '1.5', ...conn(w)], code: 2 },
+      // Durations: one parser, one line; a fraction the store cannot keep is refused, not rounded.
+      { name: `${kind}: --vt 500ms`, args: (w) => ['receive', w.queue, '--vt', '500ms', ...conn(w)], code: 2, says: /0\.5/ },
+      {
+        name: `${kind}: --vt abc`,
+        args: (w) => ['receive', w.queue, '--vt', 'abc', ...conn(w)],
+        code: 2,
+        says: /^smq: invalid --vt "abc": give a duration such as 30s, 1\.5s, 500ms or 2m \(a bare number is seconds\)$/m,
+      },
+      { name: `${kind}: --vt given twice`, args: (w) => ['receive', w.queue, '--vt', '1', '--vt', '2', ...conn(w)], code: 2, says: /--vt given more than once/ },
+      { name: `${kind}: --delay 5 minutes`, args: (w) => ['send', w.queue, '{}', '--delay', '5 minutes', ...conn(w)], code: 2, says: /invalid --delay "5 minutes"/ },
+      { name: `${kind}: top --interval 250ms`, args: (w) => ['top', '--interval', '250ms', ...conn(w)], code: 2, says: /--interval must be at least 0\.5s, not "250ms"/ },
+      { name: `${kind}: top --interval soon`, args: (w) => ['top', '--interval', 'soon', ...conn(w)], code: 2, says: /invalid --interval "soon"/ },
       { name: `${kind}: --header without =`, args: (w) => ['send', w.queue, '{}', '--header', 'k', ...conn(w)], code: 2 },
       { name: `${kind}: --state bogus`, args: (w) => ['peek', w.queue, '--state', 'bogus', ...conn(w)], code: 2 },
       { name: `${kind}: send with empty stdin`, args: (w) => ['send', w.queue, ...conn(w)], input: '', code: 2 },

@@ -137,6 +137,29 @@ describe.each<Kind>(['pgmq', 'sqlite'])('smq commands on %s', (kind) => {
     expect(ndjson(ok(await smq(['receive', q])).stdout)).toEqual([]);
   });
 
+  test('--vt, --delay and --visibility-timeout take durations; a bare number is seconds', async () => {
+    const q = uniqueQueue();
+    ok(await smq(['create', q, ...(kind === 'sqlite' ? ['--visibility-timeout', '1m30s'] : [])]));
+    if (kind === 'sqlite') {
+      const listed = JSON.parse(ok(await smq(['queues', '--json'])).stdout) as Record<string, unknown>[];
+      expect(listed.find((x) => x['name'] === q)).toMatchObject({ visibilityTimeoutSec: 90 });
+    }
+    const at = Date.now();
+    const [delayed] = ndjson(ok(await smq(['send', q, '{"d":1}', '--delay', '10m'])).stdout);
+    ok(await smq(['send', q, '{"d":0}']));
+    const [got] = ndjson(ok(await smq(['receive', q, '--vt', '2m'])).stdout);
+    const [again] = ndjson(ok(await smq(['receive', q, '--vt', '300'])).stdout);
+    expect(again).toBeUndefined(); // the other one is delayed for 10 minutes
+    // Visible again two minutes (give or take the run's own time) after the receive.
+    const visibleIn = (m: Record<string, unknown> | undefined) => Date.parse(String(m?.['visibleAt'])) - at;
+    expect(visibleIn(got)).toBeGreaterThan(115_000);
+    expect(visibleIn(got)).toBeLessThan(125_000 + (Date.now() - at));
+    const [peeked] = ndjson(ok(await smq(['peek', q, '--id', String(delayed?.['id'])])).stdout);
+    expect(peeked).toMatchObject({ state: 'delayed' });
+    expect(visibleIn(peeked)).toBeGreaterThan(595_000);
+    expect(visibleIn(peeked)).toBeLessThan(605_000 + (Date.now() - at));
+  });
+
   test('delete by id; unknown ids exit 3', async () => {
     const q = uniqueQueue();
     ok(await smq(['create', q]));

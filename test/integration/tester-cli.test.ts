@@ -45,7 +45,7 @@ describe('smq tester', () => {
   });
 
   test('--max-p99 exceeded exits 5 with a clean verdict', async () => {
-    const r = await runCli(['tester', '--messages', '50', '--max-p99', '0.001', '--json'], { timeoutMs: 60_000 });
+    const r = await runCli(['tester', '--messages', '50', '--max-p99', '0.001ms', '--json'], { timeoutMs: 60_000 });
     expect(r.code).toBe(5);
     const doc = parse(r.stdout);
     expect(doc['verdict']).toBe('clean');
@@ -88,6 +88,11 @@ describe('smq tester', () => {
     [['tester', '--settle']],
     [['tester', '--senders', '0', '--queue', 'q']],
     [['tester', '--run-id', 'a b']],
+    [['tester', '--vt', '1.5']],
+    [['tester', '--vt', '500ms']],
+    [['tester', '--vt', 'soon']],
+    [['tester', '--max-p99', '50']],
+    [['tester', '--naive-pause-ms', 'soon', '--dequeue', 'naive']],
   ])('bad usage exits 2 with one line: %j', async (args) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);

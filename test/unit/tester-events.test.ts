@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { EVENT_STRIDE, EventBuffer, EventKind, OrderedEventMerger } from '../../src/tester/events.js';
 import { decodeBody, encodeBody } from '../../src/tester/body.js';
-import { parseDuration, validateConfig, type TesterConfig } from '../../src/tester/config.js';
+import { validateConfig, type TesterConfig } from '../../src/tester/config.js';
+import { parseDuration } from '../../src/text/duration.js';
 import { SeriesAggregator, SecondCounter } from '../../src/tester/series.js';
 
 const batch = (keys: number[], watermarkUs: number) => {

@@ -1,0 +1,63 @@
+// The one parser for every duration on the command line (--timeout, --vt, --delay,
+// --interval, the tester's --duration, --warmup, --max-p99, --naive-pause-ms …): 500ms, 2s,
+// 1.5m, 1h, 1m30s, or a bare number, which counts in seconds unless the flag's name says
+// ms. It only turns text into a number; whether a store can keep that number (pgmq's vt is
+// whole seconds) is for whoever receives it to judge, never rounded here.
+import { usageError } from '../errors.js';
+
+export type DurationUnit = 'ms' | 's';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)/y;
+const BARE = /^(\d+(?:\.\d+)?|\.\d+)$/;
+
+export interface DurationOptions {
+  /** The unit of the result. Default: milliseconds. */
+  readonly unit?: DurationUnit;
+  /** What a bare number counts in; null: a unit is required. Default: seconds. */
+  readonly bare?: DurationUnit | null;
+}
+
+/**
+ * digits × unitMs / targetMs, computed from the decimal text so that a value given in the
+ * target unit comes back exactly (1.1s is 1.1 seconds, not 1.1000000000000003).
+ */
+function scaled(digits: string, unitMs: number, targetMs: number): number {
+  const [whole = '', fraction = ''] = digits.split('.');
+  const mantissa = Number(whole + fraction);
+  return (mantissa * unitMs) / (10 ** fraction.length * targetMs);
+}
+
+function badDuration(flag: string, text: string, bare: DurationUnit | null): Error {
+  const bareIs = bare === null ? 'a unit is required' : `a bare number is ${bare === 's' ? 'seconds' : 'milliseconds'}`;
+  return usageError(`invalid --${flag} ${JSON.stringify(text)}`, `give a duration such as 30s, 1.5s, 500ms or 2m (${bareIs})`);
+}
+
+/**
+ * The duration a flag's value gives, in options.unit (exact: callers round where they
+ * need whole numbers). Every failure is a usage error (exit 2) in one line that names the
+ * flag and says what to write.
+ */
+export function parseDuration(flag: string, value: unknown, options: DurationOptions = {}): number {
+  const unit = options.unit ?? 'ms';
+  const bare = options.bare === undefined ? 's' : options.bare;
+  if (Array.isArray(value)) throw usageError(`--${flag} given more than once`, 'pass it once');
+  const text = String(value).trim();
+  const targetMs = UNIT_MS[unit]!;
+  let result: number;
+  if (BARE.test(text)) {
+    if (bare === null) throw usageError(`--${flag} ${text} has no unit`, `write ${text}ms or ${text}s`);
+    result = scaled(text, UNIT_MS[bare]!, targetMs);
+  } else {
+    result = 0;
+    PART.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while (PART.lastIndex < text.length && (m = PART.exec(text)) !== null) result += scaled(m[1]!, UNIT_MS[m[2]!]!, targetMs);
+    if (text === '' || PART.lastIndex !== text.length) throw badDuration(flag, text, bare);
+  }
+  if (!Number.isFinite(result)) throw usageError(`--${flag} ${JSON.stringify(text)} is too large`, 'give a shorter duration');
+  return result;
+}
+
+/** A duration in whole milliseconds (timers, deadlines), a bare number in seconds. */
+export const parseMilliseconds = (flag: string, value: unknown): number => Math.round(parseDuration(flag, value));
