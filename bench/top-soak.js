@@ -104,7 +104,7 @@ async function feed(names) {
   }
 }
 
-let exitCode = 1;
+let exitCode;
 try {
   await db.connect();
   await initPgmq(db);

@@ -31,14 +31,14 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
  * their own heading (as k6 and nats do): yargs shows groups in the order they are made, and
  * the positionals' group is made by the command's builder, so the two groups come after it.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argument type
 function globalsLast(command: CommandModule<GlobalArgs, any>): CommandModule<GlobalArgs, any> {
   const { builder } = command;
   return {
     ...command,
     builder: (y: Argv<GlobalArgs>) => {
       const built = typeof builder === 'function' ? builder(y) : builder ? y.options(builder) : y;
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
       return (built as Argv<any>).group([], 'Options:').group([...GLOBAL_OPTION_NAMES, 'help', 'version'], 'Global options:');
     },
   };

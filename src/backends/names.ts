@@ -16,7 +16,6 @@ import type { BackendKind } from './types.js';
 
 export const PGMQ_MAX_NAME_LENGTH = 47;
 const SQLITE_MAX_NAME_LENGTH = 255;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** 'use': a queue that may already exist (any name pgmq accepts); 'create': a name smq makes. */

@@ -111,7 +111,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const startedAt = new Date();
     const backend = await openBackend(c.target, { create: c.createSqlite ?? false, ...this.open });
     const queue: RunQueue = { name: runQueueName(c, this.runId), created: false, dropped: false };
-    let cpuStart = process.cpuUsage();
+    let cpuStart: NodeJS.CpuUsage | undefined;
     let reachable = true;
     try {
       const { info, messagesBefore, receiveByRunId } = await prepareQueue(backend, c, queue);

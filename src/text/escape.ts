@@ -10,7 +10,6 @@
 export const BIDI_AND_SEPARATORS = '\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069';
 
 // C0 controls, DEL, C1 controls, the characters above, and the non-characters U+FFFE/F.
-// eslint-disable-next-line no-control-regex
 const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}\\ufffe\\uffff]`, 'g');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' };

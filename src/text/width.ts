@@ -28,7 +28,6 @@ function* clusters(text: string): Generator<{ readonly text: string; readonly wi
 /** Terminal cells `text` takes (no ANSI sequences expected: text is escaped before it is measured). */
 export function cellWidth(text: string): number {
   // ASCII, the common case, is one cell a character.
-  // eslint-disable-next-line no-control-regex
   if (/^[\u0020-\u007e]*$/.test(text)) return text.length;
   let width = 0;
   for (const c of clusters(text)) width += c.width;
@@ -38,7 +37,6 @@ export function cellWidth(text: string): number {
 /** Cuts text to at most `max` cells, ending with … when something was cut; never splits a cluster. */
 export function cutToCells(text: string, max: number): string {
   if (max < 1) return '';
-  // eslint-disable-next-line no-control-regex
   if (/^[\u0020-\u007e]*$/.test(text)) return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
   // One walk that stops past the edge: a 1 MB body costs what the screen shows.
   let width = 0;

@@ -119,7 +119,7 @@ const lines = (b: Buffer) => b.toString('utf8').split('\n').filter((l) => l !== 
 function columnsOf(line: string): number {
   let w = 0;
   for (const ch of line) {
-    if (/^[\p{Mn}\p{Me}\u200b-\u200d\u2060\ufe00-\ufe0f]$/u.test(ch)) continue;
+    if (/^(?:\p{Mn}|\p{Me}|[\u200b-\u200d\u2060]|[\ufe00-\ufe0f])$/u.test(ch)) continue;
     w += /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]$/u.test(ch) ? 2 : 1;
   }
   return w;

@@ -5,6 +5,7 @@ import { BIN, REPO, cleanEnv, ensureBuilt, runCli } from '../helpers/run-cli.js'
 
 beforeAll(() => ensureBuilt());
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a report is read field by field, as jq would
 const parse = (stdout: string) => JSON.parse(stdout) as Record<string, any>;
 
 describe('smq tester', () => {

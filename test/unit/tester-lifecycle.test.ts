@@ -15,7 +15,6 @@ describe('Supervisor', () => {
     let depth = 0;
     let maxDepth = 0;
     let steps = 0;
-    let supervisor!: Supervisor;
     // As the engine's step did: a stuck worker found → onFatal → poke, on every step.
     const step = () => {
       depth += 1;
@@ -25,7 +24,7 @@ describe('Supervisor', () => {
       depth -= 1;
       return steps >= 50;
     };
-    supervisor = new Supervisor(step, 1);
+    const supervisor: Supervisor = new Supervisor(step, 1);
     await supervisor.run();
     expect(maxDepth).toBe(1);
     expect(supervisor.isFinished).toBe(true);
@@ -34,8 +33,7 @@ describe('Supervisor', () => {
   test('a step that pokes every time is bounded per poke; the timer carries on', () => {
     vi.useFakeTimers();
     let steps = 0;
-    let supervisor!: Supervisor;
-    supervisor = new Supervisor(() => {
+    const supervisor: Supervisor = new Supervisor(() => {
       steps += 1;
       supervisor.poke();
       return false;

@@ -21,7 +21,6 @@ export interface Screen {
 
 // \u0000 (jsonb cannot hold it) and surrogate escapes (paired or not: left to the server).
 const DOUBTFUL_ESCAPE = /\\u(0000|[dD][89a-fA-F])/;
-// eslint-disable-next-line no-control-regex
 const NON_ASCII = /[^\u0000-\u007f]/;
 // An escape of a character beyond U+007F: it must be converted to the database encoding.
 const NON_ASCII_ESCAPE = /\\u(?!00[0-7])/;

@@ -128,7 +128,7 @@ class SqliteBackend implements Backend {
       try {
         walBytes = fs.statSync(`${path}-wal`).size;
       } catch {
-        walBytes = 0;
+        // no WAL file: nothing written since the last checkpoint
       }
       const mb = (b: number) => `${(b / (1024 * 1024)).toFixed(1)} MB`;
       const warnings: string[] = [];

@@ -32,7 +32,6 @@ export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCan
     if (input === '') return;
     // A run of typed characters (a paste) comes in one call; Enter comes on its own. Line
     // feeds become spaces (the body is one line; JSON does not mind).
-    // eslint-disable-next-line no-control-regex
     const text = input.replace(/\n/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
     if (text !== '') update(value + text);
   }, { layer: LAYER_PROMPT, text: true });

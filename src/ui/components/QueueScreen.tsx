@@ -59,9 +59,10 @@ export function QueueScreen(p: QueueScreenProps) {
   );
 
   // The page is as tall as the screen; resizing changes it.
+  const { paging, selected: selectedRow, onChange } = p;
   useEffect(() => {
-    if (p.paging.pageSize !== pageSize) p.onChange(setPageSize(p.paging, pageSize), p.selected);
-  }, [pageSize, p.paging, p.selected, p.onChange]);
+    if (paging.pageSize !== pageSize) onChange(setPageSize(paging, pageSize), selectedRow);
+  }, [pageSize, paging, selectedRow, onChange]);
 
   // While the next page loads, the previous one stays on screen.
   const current = page;

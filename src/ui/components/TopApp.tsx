@@ -82,12 +82,13 @@ export function TopApp(props: TopAppProps) {
 
   // One exit path for q, Ctrl-C and -n.
   const exited = useRef(false);
+  const { onExit } = props;
   const quit = useCallback(() => {
     if (exited.current) return;
     exited.current = true;
-    props.onExit?.();
+    onExit?.();
     exit();
-  }, [exit, props.onExit]);
+  }, [exit, onExit]);
 
   useEffect(() => {
     if (props.maxRefreshes !== undefined && state.refreshes >= props.maxRefreshes) quit();

@@ -52,6 +52,7 @@ export function usePolling<T>(options: PollingOptions<T>): Polling {
     seenReloadOn.current = options.reloadOn;
     const same = before.length === options.reloadOn.length && before.every((d, i) => Object.is(d, options.reloadOn[i]));
     if (!same) poller.current?.pollNow();
+    // The caller's reloadOn is this effect's dependency list, as useEffect's own would be.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, options.reloadOn);
 

@@ -20,9 +20,11 @@ function read(stdout: NodeJS.WriteStream): TerminalSize {
 export function useTerminalSize(fixed?: TerminalSize): TerminalSize {
   const { stdout } = useStdout();
   const [size, setSize] = useState<TerminalSize>(() => fixed ?? read(stdout));
+  const fixedColumns = fixed?.columns;
+  const fixedRows = fixed?.rows;
   useEffect(() => {
-    if (fixed) {
-      setSize(fixed);
+    if (fixedColumns !== undefined && fixedRows !== undefined) {
+      setSize({ columns: fixedColumns, rows: fixedRows });
       return;
     }
     const onResize = () => setSize(read(stdout));
@@ -31,6 +33,6 @@ export function useTerminalSize(fixed?: TerminalSize): TerminalSize {
     return () => {
       stdout.off('resize', onResize);
     };
-  }, [stdout, fixed?.columns, fixed?.rows]);
+  }, [stdout, fixedColumns, fixedRows]);
   return size;
 }

@@ -127,6 +127,5 @@ export function incompleteTail(text: string): number {
   const at = text.lastIndexOf(ESC);
   if (at < 0) return -1;
   const tail = text.slice(at);
-  // eslint-disable-next-line no-control-regex
   return /^\u001b(?:\[\[?[\u0020-\u003f]*|O)?$/.test(tail) ? at : -1;
 }
