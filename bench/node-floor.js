@@ -47,7 +47,9 @@ const TEXT = 'SELECT * FROM pgmq.send($1::text, $2::jsonb)';
 async function until(due) {
   const early = due - performance.now() - 1;
   if (early > 0) await new Promise((r) => setTimeout(r, early));
-  while (performance.now() < due) { /* spin the last millisecond */ }
+  while (performance.now() < due) {
+    /* spin the last millisecond */
+  }
 }
 
 async function paced(call) {
@@ -68,7 +70,11 @@ async function viaPg() {
   await c.connect();
   const q = () => c.query({ name: 'floor_send', text: TEXT, values: ['floor', body] });
   await q();
-  try { return await paced(q); } finally { await c.end(); }
+  try {
+    return await paced(q);
+  } finally {
+    await c.end();
+  }
 }
 
 async function viaRaw() {
@@ -77,7 +83,11 @@ async function viaRaw() {
   await c.query({ name: 'floor_send', text: TEXT, values: ['floor', body] });
   const stream = c.connection.stream;
   stream.removeAllListeners('data');
-  const message = Buffer.concat([serialize.bind({ statement: 'floor_send', values: ['floor', body] }), serialize.execute({}), serialize.sync()]);
+  const message = Buffer.concat([
+    serialize.bind({ statement: 'floor_send', values: ['floor', body] }),
+    serialize.execute({}),
+    serialize.sync(),
+  ]);
   let done = () => {};
   let tail = Buffer.alloc(0);
   stream.on('data', (chunk) => {
@@ -86,7 +96,14 @@ async function viaRaw() {
     if (tail[0] === 0x5a) done();
   });
   try {
-    return await paced(() => new Promise((r) => { done = r; tail = Buffer.alloc(0); stream.write(message); }));
+    return await paced(
+      () =>
+        new Promise((r) => {
+          done = r;
+          tail = Buffer.alloc(0);
+          stream.write(message);
+        }),
+    );
   } finally {
     c.on('error', () => {}); // the socket is closed under the client on purpose
     stream.destroy();
@@ -96,11 +113,44 @@ async function viaRaw() {
 function viaPgbench() {
   const dir = mkdtempSync(join(os.tmpdir(), 'smq-floor-'));
   try {
-    writeFileSync(join(dir, 'send.sql'), "SELECT * FROM pgmq.send(:queue::text, :body::jsonb);\n");
-    execFileSync('pgbench', ['-n', '-M', 'prepared', '-c', '1', '-j', '1', '-R', String(RATE), '-T', String(SECONDS), '-l', '--log-prefix', join(dir, 'tx'),
-      '-f', join(dir, 'send.sql'), '-D', 'queue=floor', '-D', `body=${body}`, '-h', '127.0.0.1', '-p', String(server.port),
-      '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } });
-    const rows = readdirSync(dir).filter((f) => f.startsWith('tx')).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n')).map((l) => l.split(' ').map(Number));
+    writeFileSync(join(dir, 'send.sql'), 'SELECT * FROM pgmq.send(:queue::text, :body::jsonb);\n');
+    execFileSync(
+      'pgbench',
+      [
+        '-n',
+        '-M',
+        'prepared',
+        '-c',
+        '1',
+        '-j',
+        '1',
+        '-R',
+        String(RATE),
+        '-T',
+        String(SECONDS),
+        '-l',
+        '--log-prefix',
+        join(dir, 'tx'),
+        '-f',
+        join(dir, 'send.sql'),
+        '-D',
+        'queue=floor',
+        '-D',
+        `body=${body}`,
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(server.port),
+        '-U',
+        os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username,
+        'smq_test',
+      ],
+      { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
+    );
+    const rows = readdirSync(dir)
+      .filter((f) => f.startsWith('tx'))
+      .flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n'))
+      .map((l) => l.split(' ').map(Number));
     return rows.map((r) => (r[2] - r[6]) / 1000);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -108,14 +158,18 @@ function viaPgbench() {
 }
 
 log(`warm-up, then ${TRIALS} paired rounds of ${SECONDS}s at ${RATE}/s`);
-viaPgbench(); await viaPg(); await viaRaw();
+viaPgbench();
+await viaPg();
+await viaRaw();
 const rounds = [];
 for (let i = 0; i < TRIALS; i++) {
   const r = { pgbench: viaPgbench(), pg: await viaPg(), raw: await viaRaw() };
   await admin.query("SELECT pgmq.purge_queue('floor')");
   const line = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, { p50: p50(v), p90: pct(v, 0.9) }]));
   rounds.push(line);
-  log(`round ${i + 1}: pgbench ${line.pgbench.p50.toFixed(3)} ms, pg ${line.pg.p50.toFixed(3)} ms, raw ${line.raw.p50.toFixed(3)} ms (p50 of the call)`);
+  log(
+    `round ${i + 1}: pgbench ${line.pgbench.p50.toFixed(3)} ms, pg ${line.pg.p50.toFixed(3)} ms, raw ${line.raw.p50.toFixed(3)} ms (p50 of the call)`,
+  );
 }
 await admin.end();
 
@@ -128,7 +182,10 @@ const text = [
   '',
   '| client | call p50 (ms) | p90 (ms) | p50 / pgbench |',
   '|---|---:|---:|---:|',
-  ...['pgbench', 'pg', 'raw'].map((k) => `| ${k} | ${med((r) => r[k].p50).toFixed(3)} | ${med((r) => r[k].p90).toFixed(3)} | ${med((r) => r[k].p50 / r.pgbench.p50).toFixed(2)} |`),
+  ...['pgbench', 'pg', 'raw'].map(
+    (k) =>
+      `| ${k} | ${med((r) => r[k].p50).toFixed(3)} | ${med((r) => r[k].p90).toFixed(3)} | ${med((r) => r[k].p50 / r.pgbench.p50).toFixed(2)} |`,
+  ),
   '',
   `- per-round p50 ratios raw/pgbench: ${rounds.map((r) => (r.raw.p50 / r.pgbench.p50).toFixed(2)).join(', ')}; pg/pgbench: ${rounds.map((r) => (r.pg.p50 / r.pgbench.p50).toFixed(2)).join(', ')}`,
   '',

@@ -61,7 +61,6 @@ if (!existsSync(join(REPO, 'dist', 'tester', 'index.js'))) {
   process.exit(1);
 }
 
-
 const { startPgServer, TEST_PG_PASSWORD } = await loadPgServer();
 const { initPgmq } = await import('../dist/backends/pgmq/install.js');
 const pg = (await import('pg')).default;
@@ -78,11 +77,20 @@ const sql = async (text, values = []) => (await client.query(text, values)).rows
 
 // ---- environment ---------------------------------------------------------------------
 const settingNames = [
-  'server_version', 'shared_buffers', 'max_connections', 'fsync', 'synchronous_commit', 'full_page_writes',
-  'wal_level', 'work_mem', 'effective_io_concurrency', 'default_transaction_isolation', 'autovacuum',
+  'server_version',
+  'shared_buffers',
+  'max_connections',
+  'fsync',
+  'synchronous_commit',
+  'full_page_writes',
+  'wal_level',
+  'work_mem',
+  'effective_io_concurrency',
+  'default_transaction_isolation',
+  'autovacuum',
 ];
 const settings = await sql('SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1) ORDER BY name', [settingNames]);
-const pgmqVersion = (await sql("SELECT version FROM pgmq.smq_compat LIMIT 1").catch(() => [{ version: 'extension' }]))[0]?.version;
+const pgmqVersion = (await sql('SELECT version FROM pgmq.smq_compat LIMIT 1').catch(() => [{ version: 'extension' }]))[0]?.version;
 const environment = {
   date: new Date().toISOString(),
   node: process.version,
@@ -138,19 +146,48 @@ log(`pgbench cycle script (:queue = ${Q}, :body = a ${padded.length}-byte JSON b
 let clientCpus = null;
 const placed = (file, args) => (clientCpus === null ? [file, args] : ['taskset', ['-c', clientCpus, file, ...args]]);
 
-const pgbenchTarget = () => ['-D', `queue=${Q}`, '-D', `body=${padded}`, '-h', '127.0.0.1', '-p', String(server.port), '-U', os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username, 'smq_test'];
+const pgbenchTarget = () => [
+  '-D',
+  `queue=${Q}`,
+  '-D',
+  `body=${padded}`,
+  '-h',
+  '127.0.0.1',
+  '-p',
+  String(server.port),
+  '-U',
+  os.userInfo().uid === 0 ? 'postgres' : os.userInfo().username,
+  'smq_test',
+];
 /** pgbench's own CPU (user + system, µs) per transaction in the last pgbench() run. */
 let lastPgbenchCpuUsPerTx = NaN;
 function pgbench(script, seconds) {
   // Run under sh, whose `times` then prints the CPU its child (pgbench) used: the client CPU
   // per transaction beside the tester's CPU per message.
-  const [file, args] = placed('pgbench', ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(CLIENTS), '-T', String(seconds), '-f', script, ...pgbenchTarget()]);
-  const out = execFileSync('sh', ['-c', '"$@"; s=$?; times; exit $s', 'sh', file, ...args], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } });
+  const [file, args] = placed('pgbench', [
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(CLIENTS),
+    '-j',
+    String(CLIENTS),
+    '-T',
+    String(seconds),
+    '-f',
+    script,
+    ...pgbenchTarget(),
+  ]);
+  const out = execFileSync('sh', ['-c', '"$@"; s=$?; times; exit $s', 'sh', file, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD },
+  });
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
   if (!m) throw new Error(`cannot read pgbench output:\n${out}`);
   const tx = /number of transactions actually processed: (\d+)/.exec(out);
   const times = [...out.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
-  lastPgbenchCpuUsPerTx = tx && times ? ((Number(times[1]) + Number(times[3])) * 60 + Number(times[2]) + Number(times[4])) * 1e6 / Number(tx[1]) : NaN;
+  lastPgbenchCpuUsPerTx =
+    tx && times ? (((Number(times[1]) + Number(times[3])) * 60 + Number(times[2]) + Number(times[4])) * 1e6) / Number(tx[1]) : NaN;
   return Number(m[1]);
 }
 
@@ -263,11 +300,31 @@ function pgbenchRated(script, seconds) {
   const dir = mkdtempSync(join(os.tmpdir(), 'smq-bench-log-'));
   try {
     execFileSync(
-      ...placed('pgbench', ['-n', '-M', 'prepared', '-c', '1', '-j', '1', '-R', String(RATE), '-T', String(seconds), '-l', '--log-prefix', join(dir, 'tx'), '-f', script, ...pgbenchTarget()]),
+      ...placed('pgbench', [
+        '-n',
+        '-M',
+        'prepared',
+        '-c',
+        '1',
+        '-j',
+        '1',
+        '-R',
+        String(RATE),
+        '-T',
+        String(seconds),
+        '-l',
+        '--log-prefix',
+        join(dir, 'tx'),
+        '-f',
+        script,
+        ...pgbenchTarget(),
+      ]),
       { encoding: 'utf8', env: { ...process.env, PGPASSWORD: TEST_PG_PASSWORD } },
     );
     // client_id transaction_no time script_no time_epoch time_us schedule_lag
-    const rows = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n')).map((l) => l.split(' ').map(Number));
+    const rows = readdirSync(dir)
+      .flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n'))
+      .map((l) => l.split(' ').map(Number));
     if (rows.length === 0 || rows[0].length < 7) throw new Error('pgbench wrote no per-transaction log with a schedule lag');
     return {
       count: rows.length,
@@ -298,7 +355,12 @@ async function rateLatency() {
     await sql('VACUUM pgmq.q_bench_pgbench');
     const ref = pgbenchRated(sendScript, SECONDS);
     const r = await testerTrial(testerArgs);
-    const t = { sendP50: r.latency.send.p50, serviceP50: r.latency.sendService.p50, lagP50: r.latency.scheduleLag?.p50 ?? NaN, count: r.latency.send.count };
+    const t = {
+      sendP50: r.latency.send.p50,
+      serviceP50: r.latency.sendService.p50,
+      lagP50: r.latency.scheduleLag?.p50 ?? NaN,
+      count: r.latency.send.count,
+    };
     rounds.push({ pgbench: ref, tester: t, serviceRatio: t.serviceP50 / ref.serviceP50, correctedRatio: t.sendP50 / ref.latencyP50 });
     log(
       `1 × 1 at ${RATE}/s: round ${i + 1}/${TRIALS}: pgbench call p50 ${ref.serviceP50.toFixed(3)} ms (with lag ${ref.latencyP50.toFixed(3)}, lag ${ref.lagP50.toFixed(3)}), ` +
@@ -333,7 +395,11 @@ function rateLines(rounds) {
 }
 
 // ---- the hot path: wire.ts against node-postgres's pipeline mode -------------------------
-const PIPE = { clients: CLIENTS, seconds: Number(process.env.BENCH_PIPELINE_SECONDS ?? (ONLY === 'pipeline' ? 3 : 5)), rounds: Number(process.env.BENCH_PIPELINE_ROUNDS ?? (ONLY === 'pipeline' ? 5 : TRIALS)) };
+const PIPE = {
+  clients: CLIENTS,
+  seconds: Number(process.env.BENCH_PIPELINE_SECONDS ?? (ONLY === 'pipeline' ? 3 : 5)),
+  rounds: Number(process.env.BENCH_PIPELINE_ROUNDS ?? (ONLY === 'pipeline' ? 5 : TRIALS)),
+};
 async function pipelineSection() {
   const run = (url, label) => comparePipelines({ pg, dist: join(REPO, 'dist'), url, ...PIPE, bodyBytes: SIZE, label, log });
   const lines = ['## The hot path: wire.ts against node-postgres pipeline mode', ''];
@@ -348,12 +414,26 @@ async function pipelineSection() {
     log(`wire.ts vs pg pipeline mode, real pgmq 1.13.0 (${dir}): ${PIPE.rounds} paired rounds of ${PIPE.seconds}s per side`);
     lines.push(...pipelineLines('real pgmq 1.13.0 (plain SQL install)', await run(url, 'pgmq 1.13.0'), PIPE));
   }
-  lines.push(`- load average when this part ended: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.availableParallelism()} cores, shared)`, '');
+  lines.push(
+    `- load average when this part ended: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} (${os.availableParallelism()} cores, shared)`,
+    '',
+  );
   return lines;
 }
 
 if (ONLY === 'pipeline') {
-  const text = [`# smq hot path benchmark (BENCH_ONLY=pipeline), ${environment.date.slice(0, 10)}`, '', '## Environment', '', ...Object.entries(environment).map(([k, v]) => `- ${k}: ${v}`), '', ...(await pipelineSection())].join('\n');
+  const text = [
+    `# smq hot path benchmark (BENCH_ONLY=pipeline), ${environment.date.slice(0, 10)}`,
+    '',
+    '## Environment',
+    '',
+    ...Object.entries(environment).map(([k, v]) => `- ${k}: ${v}`),
+    '',
+    ...(await pipelineSection()),
+  ].join('\n');
   await client.end();
   mkdirSync(join(BENCH, 'results'), { recursive: true });
   const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}-pipeline.md`);
@@ -365,7 +445,15 @@ if (ONLY === 'pipeline') {
 
 if (ONLY === 'rate') {
   log(`only the fixed-rate latency comparison (BENCH_ONLY=rate): ${TRIALS} paired rounds of ${SECONDS}s`);
-  const text = [`# smq tester benchmark (fixed-rate latency only), ${environment.date.slice(0, 10)}`, '', '## Environment', '', ...Object.entries(environment).map(([k, v]) => `- ${k}: ${v}`), '', ...rateLines(await rateLatency())].join('\n');
+  const text = [
+    `# smq tester benchmark (fixed-rate latency only), ${environment.date.slice(0, 10)}`,
+    '',
+    '## Environment',
+    '',
+    ...Object.entries(environment).map(([k, v]) => `- ${k}: ${v}`),
+    '',
+    ...rateLines(await rateLatency()),
+  ].join('\n');
   await client.end();
   mkdirSync(join(BENCH, 'results'), { recursive: true });
   const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}-rate.md`);
@@ -396,7 +484,12 @@ async function interleaved(label, script, testerArgs, pick, extra, layouts = LAY
     await sql("SELECT pgmq.purge_queue('bench_tester')");
     await tester([...testerArgs(0), ...layout, '--queue', 'bench_tester', '--duration', `${WARMUP_SECONDS}s`]);
   }
-  const out = { pgbench: [], pgbenchCpu: [], tester: Object.fromEntries(layouts.map(([name]) => [name, { values: [], reports: [], ratios: [], cpuRatios: [] }])), extra: [] };
+  const out = {
+    pgbench: [],
+    pgbenchCpu: [],
+    tester: Object.fromEntries(layouts.map(([name]) => [name, { values: [], reports: [], ratios: [], cpuRatios: [] }])),
+    extra: [],
+  };
   for (let i = 0; i < TRIALS; i++) {
     const ref = await pgbenchTrial(script);
     out.pgbench.push(ref);
@@ -411,7 +504,10 @@ async function interleaved(label, script, testerArgs, pick, extra, layouts = LAY
       t.cpuRatios.push(testerCpuUsPerMessage(r) / refCpu);
     }
     if (extra) out.extra.push({ value: await extra(), ref });
-    log(`${label}: round ${i + 1}/${TRIALS}: pgbench ${round(ref)}/s, ` + layouts.map(([name]) => `${name} ${round(out.tester[name].values.at(-1))}/s`).join(', '));
+    log(
+      `${label}: round ${i + 1}/${TRIALS}: pgbench ${round(ref)}/s, ` +
+        layouts.map(([name]) => `${name} ${round(out.tester[name].values.at(-1))}/s`).join(', '),
+    );
   }
   await sql("SELECT pgmq.drop_queue('bench_pgbench')");
   await sql("SELECT pgmq.drop_queue('bench_tester')");
@@ -440,7 +536,10 @@ log(`send -> read -> delete, ${CLIENTS} clients: pgbench and the tester in ${TRI
 const HALF = Math.max(1, Math.floor(CLIENTS / 2));
 const CYCLE_LAYOUTS = [
   ...LAYOUTS.map(([name, args]) => [name, ['--senders', String(CLIENTS), '--receivers', String(CLIENTS), ...args]]),
-  [`default, ${HALF} senders + ${HALF} receivers (${2 * HALF} connections, as pgbench's ${CLIENTS} clients)`, ['--senders', String(HALF), '--receivers', String(HALF)]],
+  [
+    `default, ${HALF} senders + ${HALF} receivers (${2 * HALF} connections, as pgbench's ${CLIENTS} clients)`,
+    ['--senders', String(HALF), '--receivers', String(HALF)],
+  ],
 ];
 results.cycle = await interleaved(
   'cycle',
@@ -458,7 +557,11 @@ results.pipeline = await pipelineSection();
 
 log('smq tester on SQLite (embedded file)');
 results.sqlite = {};
-for (const [senders, receivers, batch] of [[1, 1, 1], [CLIENTS, CLIENTS, 1], [2, 2, 10]]) {
+for (const [senders, receivers, batch] of [
+  [1, 1, 1],
+  [CLIENTS, CLIENTS, 1],
+  [2, 2, 10],
+]) {
   const key = `${senders}x${receivers} batch ${batch}`;
   results.sqlite[key] = await testerTrials(
     ['--size', String(SIZE), '--batch', String(batch), '--senders', String(senders), '--receivers', String(receivers)],
@@ -500,9 +603,21 @@ if (CORES >= 2 && hasTaskset && process.env.BENCH_SPLIT !== '0') {
   results.placement = { serverCpus, clientCpus };
   const threads = Math.max(1, Math.floor(half / 2));
   const defaultOnly = [[`default (${threads} thread(s) per role)`, []]];
-  const cycleSplitLayout = [[`default, ${HALF} senders + ${HALF} receivers, ${threads} thread(s) per role`, ['--senders', String(HALF), '--receivers', String(HALF)]]];
+  const cycleSplitLayout = [
+    [
+      `default, ${HALF} senders + ${HALF} receivers, ${threads} thread(s) per role`,
+      ['--senders', String(HALF), '--receivers', String(HALF)],
+    ],
+  ];
   log(`server on cores ${serverCpus}, clients on ${clientCpus}: pgmq.send`);
-  results.sendSplit = await interleaved('send (split cores)', sendScript, () => [...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', '0'], (r) => r.throughput.sendPerSec, undefined, defaultOnly);
+  results.sendSplit = await interleaved(
+    'send (split cores)',
+    sendScript,
+    () => [...pgArgs, ...sizeArgs, '--senders', String(CLIENTS), '--receivers', '0'],
+    (r) => r.throughput.sendPerSec,
+    undefined,
+    defaultOnly,
+  );
   log(`server on cores ${serverCpus}, clients on ${clientCpus}: send -> read -> delete`);
   results.cycleSplit = await interleaved(
     'cycle (split cores)',
@@ -569,10 +684,18 @@ lines.push('');
   lines.push('### Targets', '');
   lines.push('| target | measured (median of paired rounds) | per-round | bar | met |');
   lines.push('|---|---:|---|---|---|');
-  const row = (what, xs, ok, bar) => lines.push(`| ${what} | **${median(xs).toFixed(2)}** | ${xs.map((x) => x.toFixed(2)).join(', ')} | ${bar} | ${ok(median(xs)) ? 'yes' : 'no'} |`);
+  const row = (what, xs, ok, bar) =>
+    lines.push(
+      `| ${what} | **${median(xs).toFixed(2)}** | ${xs.map((x) => x.toFixed(2)).join(', ')} | ${bar} | ${ok(median(xs)) ? 'yes' : 'no'} |`,
+    );
   row(`send-only, ${CLIENTS} senders (default layout) / pgbench -c ${CLIENTS}`, sendDefault.ratios, (x) => x >= 0.95, '≥ 0.95');
   row(`cycle, ${HALF} + ${HALF} / pgbench -c ${CLIENTS}`, cycleHalf.ratios, (x) => x >= 0.95, '≥ 0.95');
-  row(`tester CPU per message on the ${HALF} + ${HALF} cycle / pgbench client CPU per cycle`, cycleHalf.cpuRatios, (x) => x <= 1.5, '≤ 1.5');
+  row(
+    `tester CPU per message on the ${HALF} + ${HALF} cycle / pgbench client CPU per cycle`,
+    cycleHalf.cpuRatios,
+    (x) => x <= 1.5,
+    '≤ 1.5',
+  );
   lines.push('');
   lines.push(
     `- CPU per message: tester ${us(cycleHalf.reports.map(testerCpuUsPerMessage))} (all its threads over the whole run, per message received), ` +
@@ -585,7 +708,9 @@ lines.push("- ratio: the median of the rounds' ratios (each tester trial divided
 for (const [name] of LAYOUTS) {
   const send = results.send.tester[name].reports;
   const cycle = results.cycle.tester[name].reports;
-  lines.push(`- tester send-only (${name}): per-round ratios ${results.send.tester[name].ratios.map((x) => x.toFixed(2)).join(', ')}; verdict ${verdicts(send)}, send latency ${lat(send, 'send')}, tester CPU ${cpu(send)}% of cores`);
+  lines.push(
+    `- tester send-only (${name}): per-round ratios ${results.send.tester[name].ratios.map((x) => x.toFixed(2)).join(', ')}; verdict ${verdicts(send)}, send latency ${lat(send, 'send')}, tester CPU ${cpu(send)}% of cores`,
+  );
   lines.push(
     `- tester cycle (${name}): per-round ratios ${results.cycle.tester[name].ratios.map((x) => x.toFixed(2)).join(', ')}; verdict ${verdicts(cycle)}, end-to-end ${lat(cycle, 'endToEnd')}, ` +
       `senders waited for the backlog ${waited(cycle)}% of the time, tester CPU ${cpu(cycle)}% of cores`,
@@ -600,9 +725,18 @@ for (const [name] of CYCLE_LAYOUTS.slice(LAYOUTS.length)) {
   );
   for (const w of warnings(cycle)) lines.push(`  - warning: ${w}`);
 }
-lines.push("- pgbench counts one transaction (script run) per message; its cycle script is 3 statements like the tester's send, receive and delete calls.");
-lines.push('- pgbench binds the queue name and the body as parameters (-D variables under -M prepared), as the tester does; see the comment in bench/run.js.');
-lines.push(`- load average when the run ended: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (other processes on the host share these cores)`);
+lines.push(
+  "- pgbench counts one transaction (script run) per message; its cycle script is 3 statements like the tester's send, receive and delete calls.",
+);
+lines.push(
+  '- pgbench binds the queue name and the body as parameters (-D variables under -M prepared), as the tester does; see the comment in bench/run.js.',
+);
+lines.push(
+  `- load average when the run ended: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')} (other processes on the host share these cores)`,
+);
 if (results.placement) {
   const { serverCpus, clientCpus: cc } = results.placement;
   lines.push('', `### The server on its own cores (PostgreSQL pinned to cores ${serverCpus}, pgbench and the tester to ${cc})`, '');
@@ -618,7 +752,7 @@ if (results.placement) {
       );
     }
   }
-  lines.push('', '- tester CPU: percent of the cores the tester may use (the clients\' half).');
+  lines.push('', "- tester CPU: percent of the cores the tester may use (the clients' half).");
 }
 lines.push('');
 lines.push(...rateLines(results.rate));

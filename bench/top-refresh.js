@@ -53,7 +53,6 @@ const { initPgmq } = await import('../dist/backends/pgmq/install.js');
 const { openBackend } = await import('../dist/backends/index.js');
 const pg = (await import('pg')).default;
 
-
 /** Queue sizes adding up to MESSAGES: all equal, or Zipf-like (a few large, many small). */
 function sizesFor(layout) {
   if (layout === 'uniform') {
@@ -203,12 +202,11 @@ async function environment(client) {
           'fsync',
           'synchronous_commit',
           'pg_stat_statements.track_planning',
-        ].map(
-          async (n) => [n, await setting(n)],
-        ),
+        ].map(async (n) => [n, await setting(n)]),
       ),
     ),
-    pgmq: (await client.query("SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'pgmq'), 'smq compat schema') AS v")).rows[0].v,
+    pgmq: (await client.query("SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'pgmq'), 'smq compat schema') AS v"))
+      .rows[0].v,
     node: process.version,
     cpu: `${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}`,
     memoryGb: Math.round(os.totalmem() / 2 ** 30),

@@ -116,9 +116,25 @@ try {
   writeFileSync(join(tmp, 'tmux.conf'), 'set -g status off\nset -g remain-on-exit on\n');
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmp, TERM: 'xterm-256color', LANG: 'C.UTF-8' };
   tmux(
-    'new-session', '-d', '-s', 'soak', '-x', '160', '-y', '50', '--',
-    'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    process.execPath, join(REPO, 'bin', 'smq.js'), '--url', url, 'top', '--interval', String(INTERVAL_S),
+    'new-session',
+    '-d',
+    '-s',
+    'soak',
+    '-x',
+    '160',
+    '-y',
+    '50',
+    '--',
+    'env',
+    '-i',
+    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    process.execPath,
+    join(REPO, 'bin', 'smq.js'),
+    '--url',
+    url,
+    'top',
+    '--interval',
+    String(INTERVAL_S),
   );
   const pid = Number(tmux('display-message', '-p', '-t', 'soak', '#{pane_pid}').trim());
   log(`top is pid ${pid}; sampling its RSS every ${SAMPLE_MS / 1000} s for ${MINUTES} min`);

@@ -67,11 +67,9 @@ export const queueNotFound = (queue: string) =>
     hint: "run 'smq queues' to list queues, or 'smq create' to make it",
   });
 export const messageNotFound = (queue: string, ids: readonly bigint[]) =>
-  new SmqError(
-    'message-not-found',
-    `no message ${ids.join(', ')} in queue ${JSON.stringify(queue)}`,
-    { hint: "run 'smq peek' to see the queue's messages" },
-  );
+  new SmqError('message-not-found', `no message ${ids.join(', ')} in queue ${JSON.stringify(queue)}`, {
+    hint: "run 'smq peek' to see the queue's messages",
+  });
 
 export function isSmqError(e: unknown): e is SmqError {
   return e instanceof SmqError;

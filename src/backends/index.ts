@@ -14,7 +14,11 @@ export async function openBackend(target: Target, options: OpenOptions = {}): Pr
     backend = await withDeadline(opening, ms, () => callTimeout(location, ms));
   } catch (e) {
     // Opened after all, too late: nobody will use it.
-    if (isCallTimeout(e)) opening.then((b) => b.close(), () => undefined);
+    if (isCallTimeout(e))
+      opening.then(
+        (b) => b.close(),
+        () => undefined,
+      );
     throw e;
   }
   return options.dedicated ? backend : guardBackend(backend, ms, location);

@@ -5,9 +5,7 @@ import { connectionTextsOf } from './secrets.js';
 
 export { redactSecrets } from './secrets.js';
 
-export type Target =
-  | { readonly kind: 'pgmq'; readonly url: string | undefined }
-  | { readonly kind: 'sqlite'; readonly path: string };
+export type Target = { readonly kind: 'pgmq'; readonly url: string | undefined } | { readonly kind: 'sqlite'; readonly path: string };
 
 export interface TargetInput {
   readonly url?: string | undefined;

@@ -85,7 +85,10 @@ export function peekOptions(options: PeekOptions, states: readonly MessageState[
   const state = options.state ?? 'all';
   if (state !== 'all' && !(states as readonly string[]).includes(state)) {
     const known = (MESSAGE_STATES as readonly string[]).includes(state);
-    throw invalidInput(known ? `this store has no ${state} state` : `unknown state ${JSON.stringify(state)}`, `use ${states.join(', ')} or all`);
+    throw invalidInput(
+      known ? `this store has no ${state} state` : `unknown state ${JSON.stringify(state)}`,
+      `use ${states.join(', ')} or all`,
+    );
   }
   const order = options.order ?? 'oldest';
   if (order !== 'oldest' && order !== 'newest') throw invalidInput(`unknown order ${JSON.stringify(order)}`, 'use oldest or newest');

@@ -55,7 +55,10 @@ export const createCommand: CommandModule<GlobalArgs, CreateArgs> = {
         createsQueues: true,
         beforeConnect: (target) => {
           if (target.kind === 'pgmq' && (visibilityTimeoutSec !== undefined || maxRetries !== undefined)) {
-            throw usageError('--visibility-timeout and --max-retries are SmoothMQ queue settings', 'pgmq takes the visibility timeout per receive (smq receive --vt)');
+            throw usageError(
+              '--visibility-timeout and --max-retries are SmoothMQ queue settings',
+              'pgmq takes the visibility timeout per receive (smq receive --vt)',
+            );
           }
           if (target.kind === 'sqlite' && argv.unlogged) throw usageError('--unlogged is for pgmq queues', 'drop --unlogged with SQLite');
         },

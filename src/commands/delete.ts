@@ -31,11 +31,10 @@ export const deleteCommand: CommandModule<GlobalArgs, DeleteArgs> = {
         }
         const deleted = await backend.delete(queue, ids);
         const gone = new Set(deleted);
-        printer.list(
-          deleted,
-          { columns: [{ header: 'DELETED', align: 'right' }], row: (id) => [id.toString()] },
-          (id) => ({ id: id.toString(), deleted: true }),
-        );
+        printer.list(deleted, { columns: [{ header: 'DELETED', align: 'right' }], row: (id) => [id.toString()] }, (id) => ({
+          id: id.toString(),
+          deleted: true,
+        }));
         const missing = ids.filter((id) => !gone.has(id));
         if (missing.length > 0) throw messageNotFound(queue, missing);
       },

@@ -10,8 +10,7 @@ interface DropArgs extends GlobalArgs {
 export const dropCommand: CommandModule<GlobalArgs, DropArgs> = {
   command: 'drop <queue>',
   describe: 'delete a queue and all its messages',
-  builder: (y) =>
-    y.positional('queue', { type: 'string', demandOption: true, describe: 'queue name' }).example('$0 drop orders --yes', ''),
+  builder: (y) => y.positional('queue', { type: 'string', demandOption: true, describe: 'queue name' }).example('$0 drop orders --yes', ''),
   handler: async (argv) => {
     const queue = String(argv.queue);
     const printer = printerOf(argv);

@@ -10,8 +10,7 @@ const DONE: Record<string, ((v: string) => string) | undefined> = {
   'sql-existing': () => 'pgmq is already installed (from its SQL file); nothing to do',
   'extension-created': (v) => `created the pgmq extension ${v}`,
   'compat-existing': (v) => `smq's pgmq-compatible schema ${v} is already installed; nothing to do`,
-  'compat-installed': (v) =>
-    `installed smq's pgmq-compatible schema ${v} (the pgmq extension is not available on this server)`,
+  'compat-installed': (v) => `installed smq's pgmq-compatible schema ${v} (the pgmq extension is not available on this server)`,
 };
 
 export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
@@ -19,7 +18,7 @@ export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {
   describe: 'prepare a store: install pgmq (or its compatible schema), or create a SmoothMQ SQLite file',
   builder: (y) =>
     y
-      .example('$0 init --url postgres://user@localhost/app', 'pgmq extension, or smq\'s compatible schema')
+      .example('$0 init --url postgres://user@localhost/app', "pgmq extension, or smq's compatible schema")
       .example('$0 init --sqlite ./smoothmq.db', 'a new SmoothMQ file'),
   handler: async (argv) => {
     const printer = printerOf(argv);

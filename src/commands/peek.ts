@@ -28,7 +28,12 @@ export const peekCommand: CommandModule<GlobalArgs, PeekArgs> = {
       .option('after', { type: 'string', requiresArg: true, describe: 'start after this message id (paging)' })
       .option('state', { choices: PEEK_STATES, default: 'all' as const, requiresArg: true, describe: 'only messages in this state' })
       .option('id', { type: 'string', requiresArg: true, describe: 'show just this message' })
-      .option('order', { choices: ['oldest', 'newest'] as const, default: 'oldest' as const, requiresArg: true, describe: 'oldest or newest first' })
+      .option('order', {
+        choices: ['oldest', 'newest'] as const,
+        default: 'oldest' as const,
+        requiresArg: true,
+        describe: 'oldest or newest first',
+      })
       .example('$0 peek orders --state inflight', '')
       .example('$0 peek orders --after 120 --limit 50 --json', 'the next page'),
   handler: async (argv) => {

@@ -46,7 +46,11 @@ export const receiveCommand: CommandModule<GlobalArgs, ReceiveArgs> = {
         );
         // Printed first, deleted second: if the delete fails the messages come back when
         // their visibility ends (at-least-once), instead of being gone unseen.
-        if (argv.delete && messages.length > 0) await backend.delete(queue, messages.map((m) => m.id));
+        if (argv.delete && messages.length > 0)
+          await backend.delete(
+            queue,
+            messages.map((m) => m.id),
+          );
       },
       { writes: 'smq receive', queues: [queue] },
     );

@@ -60,16 +60,25 @@ export function partialSendError(cause: unknown, p: Progress): SmqError {
         cause,
       });
     }
-    return new SmqError(kind, `${message}; --atomic: no answer came for the transaction of all ${p.total} messages, so all of them or none are stored`, {
-      hint: then("look with 'smq peek' before sending again"),
-      cause,
-    });
+    return new SmqError(
+      kind,
+      `${message}; --atomic: no answer came for the transaction of all ${p.total} messages, so all of them or none are stored`,
+      {
+        hint: then("look with 'smq peek' before sending again"),
+        cause,
+      },
+    );
   }
-  const stored = p.sent === 0 ? 'nothing was sent' : `sent ${p.sent} of ${p.total} messages, up to line ${p.resumeAfter} of stdin (their ids are on stdout)`;
+  const stored =
+    p.sent === 0
+      ? 'nothing was sent'
+      : `sent ${p.sent} of ${p.total} messages, up to line ${p.resumeAfter} of stdin (their ids are on stdout)`;
   const maybe = unknown ? `; ${failed} got no answer and may be stored too` : '';
   const resume = p.resumeAfter === 0 ? 'send the same input again' : `resume with --skip ${p.resumeAfter}`;
   return new SmqError(kind, `${message}; ${stored}${maybe}`, {
-    hint: then(unknown ? `${resume}, or with --skip ${p.failedLast} if 'smq peek' shows ${failed} stored (one transaction: all or none)` : resume),
+    hint: then(
+      unknown ? `${resume}, or with --skip ${p.failedLast} if 'smq peek' shows ${failed} stored (one transaction: all or none)` : resume,
+    ),
     cause,
   });
 }
@@ -88,7 +97,10 @@ export async function sendInBatches(
     const batch = messages.slice(i, i + size);
     let ids: MessageId[];
     try {
-      ids = await backend.sendBatch(queue, batch.map((m) => m.message));
+      ids = await backend.sendBatch(
+        queue,
+        batch.map((m) => m.message),
+      );
     } catch (e) {
       throw partialSendError(e, {
         sent,

@@ -108,7 +108,10 @@ const where = (line: number, fromStdin: boolean) => (fromStdin ? `line ${line} o
 export function afterSkip(lines: readonly InputLine[], skip: number): InputLine[] {
   const left = lines.filter((l) => l.line > skip);
   if (left.length === 0 && lines.length > 0) {
-    throw usageError(`nothing to send after line ${skip} of stdin (its last message is on line ${lines[lines.length - 1]!.line})`, 'give a smaller --skip');
+    throw usageError(
+      `nothing to send after line ${skip} of stdin (its last message is on line ${lines[lines.length - 1]!.line})`,
+      'give a smaller --skip',
+    );
   }
   return left;
 }
@@ -120,7 +123,11 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
     y
       .positional('queue', { type: 'string', demandOption: true, describe: 'queue name' })
       .positional('body', { type: 'string', describe: 'message body (JSON on pgmq); read from stdin when absent' })
-      .option('delay', { type: 'string', requiresArg: true, describe: 'hidden for this long after sending, e.g. 30s or 5m; a bare number is seconds' })
+      .option('delay', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'hidden for this long after sending, e.g. 30s or 5m; a bare number is seconds',
+      })
       .option('header', {
         type: 'string',
         requiresArg: true,
@@ -141,7 +148,8 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
     const fromStdin = argv.body === undefined;
     const atomic = argv.atomic === true;
     const ctx = { writes: 'smq send', queues: [queue] };
-    if (!fromStdin && skip !== undefined) throw usageError('--skip is for lines read from stdin', 'drop --skip when the body is an argument');
+    if (!fromStdin && skip !== undefined)
+      throw usageError('--skip is for lines read from stdin', 'drop --skip when the body is an argument');
 
     // Read all of stdin before connecting: no connection idles while a producer is slow, and
     // every line is checked before the first one is sent (100,000 lines: a few MB in memory).
@@ -173,7 +181,7 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
         if (refused) {
           throw invalidInput(
             `invalid message body${fromStdin ? ` on line ${refused.line} of stdin` : ''}: the ${caps.jsonBodies ? 'server refuses it as jsonb' : 'store refuses it'}: ${refused.reason}; nothing was sent`,
-            'jsonb cannot hold \\u0000, unpaired surrogates, numbers beyond numeric\'s range or nesting deeper than the server\'s max_stack_depth allows',
+            "jsonb cannot hold \\u0000, unpaired surrogates, numbers beyond numeric's range or nesting deeper than the server's max_stack_depth allows",
           );
         }
         const messages = bodies.map(({ line, text: body }) => ({

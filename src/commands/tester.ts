@@ -67,7 +67,9 @@ function faultsFrom(env: NodeJS.ProcessEnv): Faults | undefined {
 const num = (name: string, v: unknown): number => {
   if (typeof v !== 'number' || Number.isNaN(v)) {
     // yargs turns a word given to a number option into NaN: the word itself is gone.
-    throw usageError(typeof v === 'number' || v === undefined ? `--${name} must be a number` : `--${name} must be a number, not ${JSON.stringify(v)}`);
+    throw usageError(
+      typeof v === 'number' || v === undefined ? `--${name} must be a number` : `--${name} must be a number, not ${JSON.stringify(v)}`,
+    );
   }
   return v;
 };
@@ -244,8 +246,18 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('duration', { type: 'string', requiresArg: true, describe: 'send for this long instead, e.g. 30s or 1m' })
       .option('size', { type: 'number', default: 256, requiresArg: true, describe: 'body size in bytes' })
       .option('batch', { type: 'number', default: 1, requiresArg: true, describe: 'messages per send_batch and per receive' })
-      .option('vt', { type: 'string', default: '30s', requiresArg: true, describe: 'visibility timeout, whole seconds (e.g. 30s, 2m; a bare number is seconds)' })
-      .option('rate', { type: 'number', default: 0, requiresArg: true, describe: 'total offered load in messages/s (0: as fast as possible)' })
+      .option('vt', {
+        type: 'string',
+        default: '30s',
+        requiresArg: true,
+        describe: 'visibility timeout, whole seconds (e.g. 30s, 2m; a bare number is seconds)',
+      })
+      .option('rate', {
+        type: 'number',
+        default: 0,
+        requiresArg: true,
+        describe: 'total offered load in messages/s (0: as fast as possible)',
+      })
       .option('max-backlog', {
         type: 'number',
         requiresArg: true,
@@ -255,7 +267,12 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('queue', { type: 'string', requiresArg: true, describe: 'use this queue [default: a fresh one, dropped after]' })
       .option('keep', { type: 'boolean', describe: 'keep the fresh queue (and the embedded SQLite file)' })
       .option('ack', { choices: ACK_MODES, default: 'delete', describe: 'how receivers acknowledge' })
-      .option('drain-timeout', { type: 'string', default: '10s', requiresArg: true, describe: 'stop draining after this long with nothing new' })
+      .option('drain-timeout', {
+        type: 'string',
+        default: '10s',
+        requiresArg: true,
+        describe: 'stop draining after this long with nothing new',
+      })
       .option('settle', {
         type: 'string',
         requiresArg: true,
@@ -268,7 +285,8 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       })
       .option('allow-foreign', {
         type: 'boolean',
-        describe: 'run on a queue holding messages that are not the run\'s: receivers take only the run\'s (pgmq 1.4: others are handed back at once), never deleted, counted',
+        describe:
+          "run on a queue holding messages that are not the run's: receivers take only the run's (pgmq 1.4: others are handed back at once), never deleted, counted",
       })
       .option('outage-timeout', {
         type: 'string',
@@ -277,7 +295,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         describe: 'give up (partial report, exit 1) when every call of a worker has failed for this long',
       })
       .option('hdr-log', { type: 'string', requiresArg: true, describe: 'write an HdrHistogram log of end-to-end latency to FILE' })
-      .option('max-p99', { type: 'string', requiresArg: true, describe: 'exit 5 when the end-to-end p99 exceeds this duration, e.g. 50ms (a unit is required)' })
+      .option('max-p99', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'exit 5 when the end-to-end p99 exceeds this duration, e.g. 50ms (a unit is required)',
+      })
       .option('isolation', { choices: ISOLATIONS, describe: "PostgreSQL transaction isolation [default: the server's]" })
       .option('dequeue', {
         choices: DEQUEUE_STRATEGIES,
@@ -287,9 +309,14 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('threads', {
         type: 'number',
         requiresArg: true,
-        describe: 'worker threads per role [default: Postgres half the cores, SQLite one per sender/receiver]; each sender/receiver keeps its own connection',
+        describe:
+          'worker threads per role [default: Postgres half the cores, SQLite one per sender/receiver]; each sender/receiver keeps its own connection',
       })
-      .option('naive-pause-ms', { type: 'string', requiresArg: true, describe: 'naive: pause between select and update (widens the race); a bare number is ms' })
+      .option('naive-pause-ms', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'naive: pause between select and update (widens the race); a bare number is ms',
+      })
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')

@@ -47,7 +47,10 @@ export interface TopOptions {
 export function topOptions(argv: TopArgs): TopOptions {
   const ms = argv.interval === undefined ? 2000 : parseDuration('interval', argv.interval);
   if (ms < MIN_INTERVAL_MS) {
-    throw usageError(`--interval must be at least ${MIN_INTERVAL_MS / 1000}s, not ${JSON.stringify(String(argv.interval))}`, 'for example --interval 2s');
+    throw usageError(
+      `--interval must be at least ${MIN_INTERVAL_MS / 1000}s, not ${JSON.stringify(String(argv.interval))}`,
+      'for example --interval 2s',
+    );
   }
   const formatGiven = argv.json === true || argv.output !== undefined;
   const format = formatGiven ? outputFormatOf(argv) : 'table';
@@ -55,8 +58,7 @@ export function topOptions(argv: TopArgs): TopOptions {
     intervalMs: Math.round(ms),
     once: argv.once === true,
     refreshes: argv.n === undefined ? undefined : positiveInt('n', argv.n, '5'),
-    exactThreshold:
-      argv.exactThreshold === undefined ? undefined : nonNegativeInt('exact-threshold', argv.exactThreshold, '100000'),
+    exactThreshold: argv.exactThreshold === undefined ? undefined : nonNegativeInt('exact-threshold', argv.exactThreshold, '100000'),
     readOnly: argv.readOnly === true,
     format,
     formatGiven,
@@ -170,7 +172,8 @@ export const topCommand: CommandModule<GlobalArgs, TopArgs> = {
       .option('interval', {
         type: 'string',
         requiresArg: true,
-        describe: 'time between refreshes, e.g. 2s or 500ms; a bare number is seconds (0.5s minimum; + and - change it while running) [default: 2s]',
+        describe:
+          'time between refreshes, e.g. 2s or 500ms; a bare number is seconds (0.5s minimum; + and - change it while running) [default: 2s]',
       })
       .option('once', { type: 'boolean', describe: 'print one snapshot of the queue list and exit' })
       .option('n', { type: 'number', requiresArg: true, describe: 'exit after N refreshes' })

@@ -104,7 +104,10 @@ export const STATE_WORDS: Record<MessageState, string> = {
 /** Table cells: short times without milliseconds, in UTC (the databases' clocks differ from ours anyway). */
 export function shortTime(d: Date | null | undefined): string {
   if (!d) return '-';
-  return d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 export interface TableView<T> {

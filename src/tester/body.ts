@@ -52,7 +52,13 @@ export class PaddingCache {
 const defaultPadding = new PaddingCache();
 
 export type DecodedBody =
-  | { readonly kind: 'ours'; readonly sender: number; readonly seq: number; readonly sendStartUs: number; readonly intendedUs: number | undefined }
+  | {
+      readonly kind: 'ours';
+      readonly sender: number;
+      readonly seq: number;
+      readonly sendStartUs: number;
+      readonly intendedUs: number | undefined;
+    }
   /** Carries our run id, but the sender or sequence is missing or not a whole number. */
   | { readonly kind: 'malformed' }
   /** Not a tester body of this run (another run, another producer). */

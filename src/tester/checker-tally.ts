@@ -74,8 +74,7 @@ export function tallyMessages(x: TallyInput): Tally {
           if (n === 0) notDrained += 1;
           else if (f & F_REDELIVERED) redelivered += 1;
           else ok += 1;
-        }
-        else if (state === SEND_NONE && x.unreportedSenders.has(sender)) {
+        } else if (state === SEND_NONE && x.unreportedSenders.has(sender)) {
           uncertain += 1;
           if (uncertainExamples.length < x.maxExamples) uncertainExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
         } else if (state === SEND_NONE) {
@@ -100,5 +99,19 @@ export function tallyMessages(x: TallyInput): Tally {
       }
     }
   }
-  return { ok, lost, doubleDequeued, duplicated, redelivered, resurrected, unexpected, uncertain, notDrained, notDeleted, lostExamples, uncertainExamples, unexpectedExamples };
+  return {
+    ok,
+    lost,
+    doubleDequeued,
+    duplicated,
+    redelivered,
+    resurrected,
+    unexpected,
+    uncertain,
+    notDrained,
+    notDeleted,
+    lostExamples,
+    uncertainExamples,
+    unexpectedExamples,
+  };
 }

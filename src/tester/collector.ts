@@ -103,7 +103,11 @@ export class RunCollector {
   }
 
   /** The live view's frame: what the engine knows (phase, clock, drain) with what has come in. */
-  snapshot(x: Pick<ProgressSnapshot, 'elapsedMs' | 'phase' | 'interrupted' | 'totalToSend' | 'lastError'> & { readonly drain: { readonly startUs: number; readonly timeoutMs: number } | undefined }): ProgressSnapshot {
+  snapshot(
+    x: Pick<ProgressSnapshot, 'elapsedMs' | 'phase' | 'interrupted' | 'totalToSend' | 'lastError'> & {
+      readonly drain: { readonly startUs: number; readonly timeoutMs: number } | undefined;
+    },
+  ): ProgressSnapshot {
     const series = this.series.points();
     const last = series[series.length - 1];
     return {

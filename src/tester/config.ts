@@ -85,7 +85,8 @@ export function validateConfig(c: TesterConfig): void {
   wholeAtLeast('senders', c.senders, 0);
   wholeAtLeast('receivers', c.receivers, 0);
   if (c.senders === 0 && c.receivers === 0) throw usageError('--senders and --receivers are both 0', 'give at least one of them');
-  if (c.senders > MAX_WORKERS_PER_ROLE || c.receivers > MAX_WORKERS_PER_ROLE) throw usageError('at most 256 senders and 256 receivers', 'each is a thread with its own connection');
+  if (c.senders > MAX_WORKERS_PER_ROLE || c.receivers > MAX_WORKERS_PER_ROLE)
+    throw usageError('at most 256 senders and 256 receivers', 'each is a thread with its own connection');
   if (c.threads !== undefined) wholeAtLeast('threads', c.threads, 1);
   if (c.senders > 0) {
     if ((c.messagesPerSender === undefined) === (c.durationMs === undefined)) {
@@ -107,16 +108,23 @@ export function validateConfig(c: TesterConfig): void {
   wholeAtLeast('batch', c.batch, 1);
   if (c.batch > 10_000) throw usageError('--batch is at most 10000');
   if (!Number.isSafeInteger(c.vtSec) || c.vtSec < 1) {
-    throw usageError(`--vt must be whole seconds, 1s or more, not ${String(c.vtSec)}s`, 'both stores keep the visibility timeout in whole seconds');
+    throw usageError(
+      `--vt must be whole seconds, 1s or more, not ${String(c.vtSec)}s`,
+      'both stores keep the visibility timeout in whole seconds',
+    );
   }
   if (!(c.ratePerSec >= 0) || !Number.isFinite(c.ratePerSec)) throw usageError('--rate must be 0 or more messages per second');
   if (c.maxBacklog !== undefined) {
     wholeAtLeast('max-backlog', c.maxBacklog, 1);
     if (c.maxBacklog > 2 ** 30) throw usageError('--max-backlog is at most 1073741824');
     if (c.senders === 0 || c.receivers === 0) {
-      throw usageError('--max-backlog needs senders and receivers', 'it makes senders wait for receivers; drop it for a send-only or drain-only run');
+      throw usageError(
+        '--max-backlog needs senders and receivers',
+        'it makes senders wait for receivers; drop it for a send-only or drain-only run',
+      );
     }
-    if (c.maxBacklog < c.batch) throw usageError(`--max-backlog ${c.maxBacklog} is less than --batch ${c.batch}`, 'the bound must hold at least one batch');
+    if (c.maxBacklog < c.batch)
+      throw usageError(`--max-backlog ${c.maxBacklog} is less than --batch ${c.batch}`, 'the bound must hold at least one batch');
   }
   if (c.warmupMs < 0) throw usageError('--warmup must be 0 or more');
   if (c.drainTimeoutMs < 0) throw usageError('--drain-timeout must be 0 or more');
@@ -126,7 +134,8 @@ export function validateConfig(c: TesterConfig): void {
   if (c.isolation !== undefined && c.target.kind !== 'pgmq') {
     throw usageError('--isolation is for PostgreSQL', 'SQLite transactions are always serializable');
   }
-  if (c.ack === 'archive' && c.target.kind !== 'pgmq') throw usageError('--ack archive needs pgmq', 'SmoothMQ has no archive: use --ack delete');
+  if (c.ack === 'archive' && c.target.kind !== 'pgmq')
+    throw usageError('--ack archive needs pgmq', 'SmoothMQ has no archive: use --ack delete');
   if (c.naivePauseMs !== undefined && (!(c.naivePauseMs >= 0) || c.dequeue !== 'naive')) {
     throw usageError('--naive-pause-ms is for --dequeue naive, and 0 or more');
   }

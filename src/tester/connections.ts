@@ -21,7 +21,11 @@ export async function checkConnections(backend: Backend, senders: number, receiv
     b.limitedBy === 'server'
       ? `max_connections ${b.maxConnections}, ${b.inUse} in use, ${b.reserved} reserved for superusers`
       : `the ${b.limitedBy}'s connection limit is ${b.limit}`;
-  throw new SmqError('usage', `--senders ${senders} --receivers ${receivers} need ${need} connections; the server has ${b.free} free (${why})`, {
-    hint: 'lower --senders or --receivers, or raise the limit (--threads does not help: each sender and receiver keeps its own connection)',
-  });
+  throw new SmqError(
+    'usage',
+    `--senders ${senders} --receivers ${receivers} need ${need} connections; the server has ${b.free} free (${why})`,
+    {
+      hint: 'lower --senders or --receivers, or raise the limit (--threads does not help: each sender and receiver keeps its own connection)',
+    },
+  );
 }

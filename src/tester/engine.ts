@@ -177,7 +177,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         threads: threadCounts(c),
         outageTimeoutMs: this.outageTimeoutMs,
         backlogStuckMs: this.backlogStuckMs,
-        drain: { outcome: this.drainOutcome, startUs: this.drainStartUs, settleStartUs: this.settleStartUs, settleUntilUs: this.settleUntilUs },
+        drain: {
+          outcome: this.drainOutcome,
+          startUs: this.drainStartUs,
+          settleStartUs: this.settleStartUs,
+          settleUntilUs: this.settleUntilUs,
+        },
         foreign: { seen: collector.foreignIds.size, inQueue: after.foreignInQueue },
         lastError: this.lastError,
         queue: { name: queue.name, created: queue.created, dropped: queue.dropped, messagesBefore, messagesAfter: after.messagesAfter },
@@ -237,7 +242,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         return true;
       }
       // A worker whose event loop does not answer STOP (stuck in a call) is ended, once.
-      this.pool.terminateOverdue(Date.now(), (w) => this.onFatal(`${workerName(w.role, w.indices)} did not stop within ${STOP_TIMEOUT_MS / 1000} s`));
+      this.pool.terminateOverdue(Date.now(), (w) =>
+        this.onFatal(`${workerName(w.role, w.indices)} did not stop within ${STOP_TIMEOUT_MS / 1000} s`),
+      );
       if (this.fatal !== undefined) return false;
       if (this.phase === 'sending' && this.pool.sendersDone) this.beginDrain();
       if (this.phase === 'draining') this.checkDrain();

@@ -12,7 +12,8 @@ const MAX_CONSECUTIVE_ERRORS = 40;
 
 export const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
 /** A call that timed out (deadline.ts) found no server either: counted with lost connections. */
-export const errorKind = (e: unknown): ErrorKind => (isSmqError(e) && (e.kind === 'connection' || e.kind === 'timeout') ? 'connection' : 'other');
+export const errorKind = (e: unknown): ErrorKind =>
+  isSmqError(e) && (e.kind === 'connection' || e.kind === 'timeout') ? 'connection' : 'other';
 
 /** Failed calls of one loop since its last successful one. */
 export interface FailureRun {

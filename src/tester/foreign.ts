@@ -38,7 +38,11 @@ export class ForeignMessages {
    * change were gone already (another consumer took them). On failure they stay held for the
    * next turn, and onError counts the failed call.
    */
-  handBack(holder: { handBack: bigint[] }, makeVisible: (ids: bigint[]) => Promise<readonly bigint[]>, onError: (e: unknown) => void): Promise<void> | undefined {
+  handBack(
+    holder: { handBack: bigint[] },
+    makeVisible: (ids: bigint[]) => Promise<readonly bigint[]>,
+    onError: (e: unknown) => void,
+  ): Promise<void> | undefined {
     if (holder.handBack.length === 0) return undefined;
     const ids = holder.handBack;
     holder.handBack = [];

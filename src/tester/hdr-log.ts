@@ -17,9 +17,13 @@ export class HdrLog {
     try {
       fd = openSync(path, 'w');
     } catch (e) {
-      throw new SmqError('invalid-input', `cannot write --hdr-log ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
-        hint: 'give a file in a folder you can write to',
-      });
+      throw new SmqError(
+        'invalid-input',
+        `cannot write --hdr-log ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+        {
+          hint: 'give a file in a folder you can write to',
+        },
+      );
     }
     const writer = new HistogramLogWriter((text) => void writeSync(fd, text));
     writer.outputLogFormatVersion();

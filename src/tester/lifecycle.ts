@@ -88,7 +88,10 @@ export function overdueWorkers<W extends StoppingWorker>(workers: readonly W[], 
  */
 export function withDeadline<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new SmqError('connection', `${what}: no answer from the database for ${(ms / 1000).toFixed(1)} s`)), ms);
+    const timer = setTimeout(
+      () => reject(new SmqError('connection', `${what}: no answer from the database for ${(ms / 1000).toFixed(1)} s`)),
+      ms,
+    );
     call.then(
       (v) => {
         clearTimeout(timer);

@@ -154,7 +154,10 @@ export class WorkerPool {
   }
 
   /** Starts every worker and waits until each has connected; the isolation the first one read back. */
-  spawn(threads: readonly PlannedThread[], setupFor: (role: WorkerRole, indices: readonly number[]) => WorkerSetup): Promise<{ isolation: string | null }> {
+  spawn(
+    threads: readonly PlannedThread[],
+    setupFor: (role: WorkerRole, indices: readonly number[]) => WorkerSetup,
+  ): Promise<{ isolation: string | null }> {
     let isolation: string | null = null;
     return new Promise((resolve, reject) => {
       let ready = 0;

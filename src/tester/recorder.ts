@@ -171,7 +171,12 @@ export class Recorder {
     this.post({
       type: 'RESULT',
       histograms: Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, encodeHistogram(this.histograms[n])])) as Record<HistogramName, string>,
-      totals: { ...this.totals, foreignDeliveries: foreign.deliveries, foreignReturned: foreign.returned, foreignNotReturned: foreign.notReturned },
+      totals: {
+        ...this.totals,
+        foreignDeliveries: foreign.deliveries,
+        foreignReturned: foreign.returned,
+        foreignNotReturned: foreign.notReturned,
+      },
       eventLoop,
     });
   }

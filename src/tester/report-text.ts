@@ -38,7 +38,10 @@ const CLASS_LABEL: Record<ExampleClass, string> = {
 function threadsText(t: unknown): string {
   if (typeof t !== 'object' || t === null) return '';
   const { senders, receivers } = t as { senders?: unknown; receivers?: unknown };
-  const parts = [Number(senders) > 0 ? `${Number(senders)} sender` : '', Number(receivers) > 0 ? `${Number(receivers)} receiver` : ''].filter(Boolean);
+  const parts = [
+    Number(senders) > 0 ? `${Number(senders)} sender` : '',
+    Number(receivers) > 0 ? `${Number(receivers)} receiver` : '',
+  ].filter(Boolean);
   return parts.length ? ` on ${parts.join(' + ')} thread(s)` : '';
 }
 
@@ -47,16 +50,25 @@ export function formatReport(r: TesterReport): string {
   const env = r.environment;
   const cfg = r.config;
   const partial =
-    r.failure !== null && r.partial ? '— FAILED, partial report' : r.interrupted ? `— INTERRUPTED (${r.interruptedBy ?? 'SIGINT'}), partial report` : r.failure !== null ? '— FAILED' : '';
+    r.failure !== null && r.partial
+      ? '— FAILED, partial report'
+      : r.interrupted
+        ? `— INTERRUPTED (${r.interruptedBy ?? 'SIGINT'}), partial report`
+        : r.failure !== null
+          ? '— FAILED'
+          : '';
   out.push(`smq tester ${partial}`.trimEnd());
   out.push('');
   out.push(`store       ${String(env['location'])}${env['embedded'] ? '  (embedded SQLite file in a temporary folder)' : ''}`);
   out.push(`server      ${String(env['serverVersion'])}, ${String(env['schema'])}`);
   const iso = env['isolation'] ? `, isolation ${String(env['isolation'])}` : '';
   out.push(`dequeue     ${String(env['dequeue'])}${iso}, ack by ${String(cfg['ack'])}`);
-  const amount = cfg['messagesPerSender'] !== undefined && cfg['messagesPerSender'] !== null
-    ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
-    : cfg['durationMs'] ? `${fmt(Number(cfg['durationMs']) / 1000)} s` : 'drain only';
+  const amount =
+    cfg['messagesPerSender'] !== undefined && cfg['messagesPerSender'] !== null
+      ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
+      : cfg['durationMs']
+        ? `${fmt(Number(cfg['durationMs']) / 1000)} s`
+        : 'drain only';
   out.push(
     `run         ${String(cfg['senders'])} senders, ${String(cfg['receivers'])} receivers` +
       threadsText(cfg['threads']) +
@@ -66,7 +78,9 @@ export function formatReport(r: TesterReport): string {
       (r.backlog ? `, max backlog ${int(r.backlog.max)}` : '') +
       (Number(cfg['warmupMs']) > 0 ? `, warm-up ${fmt(Number(cfg['warmupMs']) / 1000)} s` : ''),
   );
-  out.push(`queue       ${r.queue.name}${r.queue.created ? ' (created for the run' + (r.queue.dropped ? ', dropped after)' : ', kept)') : ''}`);
+  out.push(
+    `queue       ${r.queue.name}${r.queue.created ? ' (created for the run' + (r.queue.dropped ? ', dropped after)' : ', kept)') : ''}`,
+  );
   out.push(`duration    ${fmt(r.durationMs / 1000)} s, run id ${r.runId}`);
   out.push('');
   out.push(
@@ -124,7 +138,9 @@ export function formatReport(r: TesterReport): string {
   }
   for (const w of r.tester.warnings) out.push(`warning: ${w}`);
   if (r.maxP99) {
-    out.push(`--max-p99   ${fmt(r.maxP99.valueMs)} ms ${r.maxP99.exceeded ? '>' : '<='} ${fmt(r.maxP99.limitMs)} ms${r.maxP99.exceeded ? ' (EXCEEDED)' : ''}`);
+    out.push(
+      `--max-p99   ${fmt(r.maxP99.valueMs)} ms ${r.maxP99.exceeded ? '>' : '<='} ${fmt(r.maxP99.limitMs)} ms${r.maxP99.exceeded ? ' (EXCEEDED)' : ''}`,
+    );
   }
   if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);
   out.push('');

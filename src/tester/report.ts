@@ -4,7 +4,15 @@ import type { CheckerCounts, CheckerSummary, ExampleClass, MessageRef } from './
 import type { TesterConfig } from './config.js';
 import type { DrainOutcome } from './drain.js';
 import type { TesterEnvironment } from './environment.js';
-import { addEncoded, HISTOGRAM_NAMES, newMergedHistogram, summarize, type Histogram, type HistogramName, type LatencySummary } from './histograms.js';
+import {
+  addEncoded,
+  HISTOGRAM_NAMES,
+  newMergedHistogram,
+  summarize,
+  type Histogram,
+  type HistogramName,
+  type LatencySummary,
+} from './histograms.js';
 import type { ErrorKind, FromWorker, WorkerRole, WorkerTotals } from './protocol.js';
 import type { SeriesPoint } from './series.js';
 import { decideVerdict, type Verdict } from './verdict.js';
@@ -63,7 +71,13 @@ export interface TesterReport {
   readonly environment: Readonly<Record<string, unknown>>;
   readonly examples: Readonly<Record<ExampleClass, readonly MessageRef[]>>;
   /** settleMs: how long receivers kept watching after the drain for messages that come back (--settle). */
-  readonly drain: { readonly skipped: boolean; readonly complete: boolean; readonly timedOut: boolean; readonly durationMs: number; readonly settleMs: number };
+  readonly drain: {
+    readonly skipped: boolean;
+    readonly complete: boolean;
+    readonly timedOut: boolean;
+    readonly durationMs: number;
+    readonly settleMs: number;
+  };
   readonly queue: {
     readonly name: string;
     readonly created: boolean;
@@ -88,7 +102,6 @@ export interface TesterReport {
    */
   readonly backlog: { readonly max: number; readonly senderWaitShare: number; readonly stuck: number } | null;
 }
-
 
 /** A worker thread as the report sees it: its result, or (died) the errors it had reported. */
 export interface ReportedWorker {
@@ -121,7 +134,12 @@ export interface ReportInput {
   readonly outageTimeoutMs: number;
   readonly backlogStuckMs: number;
   /** µs, monotonic; 0: never began. */
-  readonly drain: { readonly outcome: DrainOutcome; readonly startUs: number; readonly settleStartUs: number; readonly settleUntilUs: number };
+  readonly drain: {
+    readonly outcome: DrainOutcome;
+    readonly startUs: number;
+    readonly settleStartUs: number;
+    readonly settleUntilUs: number;
+  };
   /** Distinct foreign messages received; foreign rows the read-back found. */
   readonly foreign: { readonly seen: number; readonly inQueue: number };
   /** The last error a worker reported while running. */
@@ -187,7 +205,11 @@ export function buildReport(x: ReportInput): TesterReport {
   ];
   // Errors by kind: from each worker's result, or what a worker that died had reported.
   const errorsOf = (kind: ErrorKind) =>
-    x.workers.reduce((a, w) => a + (w.result ? (kind === 'connection' ? w.result.totals.connectionErrors : w.result.totals.otherErrors) : w.reportedErrors[kind]), 0);
+    x.workers.reduce(
+      (a, w) =>
+        a + (w.result ? (kind === 'connection' ? w.result.totals.connectionErrors : w.result.totals.otherErrors) : w.reportedErrors[kind]),
+      0,
+    );
   const connectionErrors = errorsOf('connection');
   const otherErrors = errorsOf('other');
 
@@ -203,8 +225,23 @@ export function buildReport(x: ReportInput): TesterReport {
   };
   const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? x.lastError;
   const callOf = (k: keyof WorkerTotals['calls']) => results.reduce((a, { r }) => a + r.totals.calls[k], 0);
-  const calls = { send: callOf('send'), sendFailed: callOf('sendFailed'), receive: callOf('receive'), receiveFailed: callOf('receiveFailed'), ack: callOf('ack'), ackFailed: callOf('ackFailed') };
-  const outcome = decideVerdict({ stoppedBecause: x.failure, interrupted: x.interrupted, senders: c.senders, receivers: c.receivers, counts, calls, lastError: lastError ?? null });
+  const calls = {
+    send: callOf('send'),
+    sendFailed: callOf('sendFailed'),
+    receive: callOf('receive'),
+    receiveFailed: callOf('receiveFailed'),
+    ack: callOf('ack'),
+    ackFailed: callOf('ackFailed'),
+  };
+  const outcome = decideVerdict({
+    stoppedBecause: x.failure,
+    interrupted: x.interrupted,
+    senders: c.senders,
+    receivers: c.receivers,
+    counts,
+    calls,
+    lastError: lastError ?? null,
+  });
 
   return {
     verdict: outcome.verdict,
@@ -258,7 +295,8 @@ export function buildReport(x: ReportInput): TesterReport {
       complete: x.drain.outcome === 'complete',
       timedOut: x.drain.outcome === 'timedOut',
       durationMs: Math.round(drainMs),
-      settleMs: x.drain.settleStartUs > 0 ? Math.round(Math.max(0, Math.min(x.nowUs, x.drain.settleUntilUs) - x.drain.settleStartUs) / 1000) : 0,
+      settleMs:
+        x.drain.settleStartUs > 0 ? Math.round(Math.max(0, Math.min(x.nowUs, x.drain.settleUntilUs) - x.drain.settleStartUs) / 1000) : 0,
     },
     queue: { ...x.queue },
     tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, cores, workers },
@@ -271,7 +309,8 @@ export function buildReport(x: ReportInput): TesterReport {
         : {
             max: c.maxBacklog,
             // Of the senders' time, the share spent waiting for room.
-            senderWaitShare: c.senders > 0 && x.durationMs > 0 ? round2(sum('sender', (t) => t.backlogWaitMs) / c.senders / x.durationMs) : 0,
+            senderWaitShare:
+              c.senders > 0 && x.durationMs > 0 ? round2(sum('sender', (t) => t.backlogWaitMs) / c.senders / x.durationMs) : 0,
             stuck: backlogStuck,
           },
   };

@@ -61,7 +61,11 @@ const isLostConnection = (e: unknown) => isSmqError(e) && e.kind === 'connection
  * Runs fn; a lost connection is retried (the pool reconnects) until untilMs (Date.now()):
  * the engine's calls after the run.
  */
-export async function retryLostConnection<T>(untilMs: number, fn: () => Promise<T>, sleep: (ms: number) => Promise<void> = defaultSleep): Promise<T> {
+export async function retryLostConnection<T>(
+  untilMs: number,
+  fn: () => Promise<T>,
+  sleep: (ms: number) => Promise<void> = defaultSleep,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const wait = backoffMs(attempt, AFTER_RUN_BACKOFF);
     try {

@@ -55,9 +55,13 @@ export async function prepareQueue(backend: Backend, c: TesterConfig, queue: Run
   // reach its limit and fail, never to be delivered to its own consumer (unless the
   // receivers never take it: the store filters by run id).
   if (messagesBefore > 0 && !receiveByRunId && before.maxRetries !== undefined && before.maxRetries >= 0) {
-    throw new SmqError('usage', `the queue ${queue.name} gives each message ${before.maxRetries} tries, and holds ${messagesBefore} message(s) from before the run`, {
-      hint: 'receiving them would use up their tries: use an empty queue, or one with unlimited tries (max_retries -1)',
-    });
+    throw new SmqError(
+      'usage',
+      `the queue ${queue.name} gives each message ${before.maxRetries} tries, and holds ${messagesBefore} message(s) from before the run`,
+      {
+        hint: 'receiving them would use up their tries: use an empty queue, or one with unlimited tries (max_retries -1)',
+      },
+    );
   }
   return { info, messagesBefore, receiveByRunId };
 }
@@ -68,7 +72,13 @@ export function dropsQueue(c: TesterConfig, queue: RunQueue): boolean {
 }
 
 /** After the run: drops the run's own queue; returns the warning when it could not. */
-export async function dropRunQueue(backend: Backend, c: TesterConfig, queue: RunQueue, calls: AfterRunCalls, reachable: boolean): Promise<string | undefined> {
+export async function dropRunQueue(
+  backend: Backend,
+  c: TesterConfig,
+  queue: RunQueue,
+  calls: AfterRunCalls,
+  reachable: boolean,
+): Promise<string | undefined> {
   if (!dropsQueue(c, queue)) return undefined;
   try {
     if (!reachable) throw new SmqError('connection', 'the database is unreachable');

@@ -28,7 +28,8 @@ export interface VerdictOutcome {
 export function nothingWorked(x: Pick<VerdictInput, 'senders' | 'receivers' | 'counts' | 'calls' | 'lastError'>): string | undefined {
   const { calls } = x;
   const reasons: string[] = [];
-  if (x.senders > 0 && x.counts.sent === 0) reasons.push(`no send was acknowledged (${calls.sendFailed} of ${calls.send} send calls failed)`);
+  if (x.senders > 0 && x.counts.sent === 0)
+    reasons.push(`no send was acknowledged (${calls.sendFailed} of ${calls.send} send calls failed)`);
   else if (calls.send > 0 && calls.sendFailed === calls.send) reasons.push(`every send call failed (${calls.send})`);
   if (calls.receive > 0 && calls.receiveFailed === calls.receive) reasons.push(`every receive call failed (${calls.receive})`);
   else if (x.senders > 0 && x.receivers > 0 && x.counts.sent > 0 && x.counts.receivedUnique === 0) {

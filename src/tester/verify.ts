@@ -62,7 +62,9 @@ export async function readBack(
   let foreign = 0;
   let afterId: bigint | undefined;
   for (;;) {
-    const page = await within(backend.peek(queue, { limit: PAGE, state: 'all', order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) }));
+    const page = await within(
+      backend.peek(queue, { limit: PAGE, state: 'all', order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) }),
+    );
     for (const m of page) {
       const body = decodeBody(m.body, runId);
       if (body.kind === 'foreign') {

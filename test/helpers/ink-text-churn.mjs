@@ -17,9 +17,13 @@ const collect = () => {
   for (let i = 0; i < 3; i++) globalThis.gc();
   return process.memoryUsage().heapUsed;
 };
-const page = (i) => React.createElement(Box, { flexDirection: 'column', width: 100 },
-  React.createElement(Text, { wrap: 'truncate-end' }, `${i} `.padEnd(size, String.fromCharCode(97 + (i % 26)))),
-  React.createElement(Text, { wrap: 'truncate-end' }, `line ${i} `.padEnd(size, 'y')));
+const page = (i) =>
+  React.createElement(
+    Box,
+    { flexDirection: 'column', width: 100 },
+    React.createElement(Text, { wrap: 'truncate-end' }, `${i} `.padEnd(size, String.fromCharCode(97 + (i % 26)))),
+    React.createElement(Text, { wrap: 'truncate-end' }, `line ${i} `.padEnd(size, 'y')),
+  );
 const app = render(page(0), { stdout, debug: true, patchConsole: false, exitOnCtrlC: false });
 for (let i = 1; i < 200; i++) app.rerender(page(i));
 const before = collect();

@@ -87,8 +87,18 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
   chmodSync(root, 0o700);
   const user = isRoot() ? 'postgres' : userInfo().username;
   runAsOwner('initdb', [
-    '-D', dataDir, '-U', user, '--pwfile', pwFile, '--auth-local=trust', '--auth-host=scram-sha-256',
-    '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync',
+    '-D',
+    dataDir,
+    '-U',
+    user,
+    '--pwfile',
+    pwFile,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '--no-sync',
   ]);
   const port = await freePort();
   const settings: Record<string, string | number> = {

@@ -53,7 +53,9 @@ async function pgSnapshot(): Promise<unknown> {
       const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${pg.escapeIdentifier(t.schema)}.${pg.escapeIdentifier(t.name)}`);
       counts[`${t.schema}.${t.name}`] = Number(r.rows[0]?.n);
     }
-    const messages = await c.query(`SELECT msg_id, read_ct, vt, message FROM pgmq.${pg.escapeIdentifier(`q_${world.queue}`)} ORDER BY msg_id`);
+    const messages = await c.query(
+      `SELECT msg_id, read_ct, vt, message FROM pgmq.${pg.escapeIdentifier(`q_${world.queue}`)} ORDER BY msg_id`,
+    );
     return { meta: meta.rows, tables: tables.rows, counts, messages: messages.rows };
   } finally {
     await c.end();
@@ -65,7 +67,7 @@ function sqliteSnapshot(path: string): unknown {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.defaultSafeIntegers(true);
-    const schema = db.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY name").all() as { type: string; name: string }[];
+    const schema = db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() as { type: string; name: string }[];
     const rows: Record<string, unknown[]> = {};
     for (const t of schema.filter((s) => s.type === 'table')) {
       rows[t.name] = db.prepare(`SELECT * FROM "${t.name.replace(/"/g, '""')}" ORDER BY 1`).all();
@@ -126,7 +128,10 @@ beforeAll(async () => {
     if (r.code !== 0) throw new Error(`setup failed: smq ${args.join(' ')}: ${r.stderr}`);
   };
   await must(['init', '--sqlite', sqlite]);
-  for (const conn of [['--url', world.url], ['--sqlite', sqlite]]) {
+  for (const conn of [
+    ['--url', world.url],
+    ['--sqlite', sqlite],
+  ]) {
     await must(['create', queue, ...conn]);
     await must(['send', queue, '{"seed": 1}', ...conn]);
     await must(['send', queue, '{"seed": 2}', ...conn]);
@@ -168,24 +173,53 @@ const longName = 'n'.repeat(48);
 const cases: Case[] = [
   // Queue names that try SQL injection, or that pgmq cannot hold.
   // (Quotes, spaces, emoji and bidi controls are names pgmq accepts: pgmq-names.test.ts.)
-  ...["x; drop table y", "x'; drop table y; --", 'a$b', 'a--b', "it's", ''].flatMap((name): Case[] => [
+  ...['x; drop table y', "x'; drop table y; --", 'a$b', 'a--b', "it's", ''].flatMap((name): Case[] => [
     { name: `pgmq create ${JSON.stringify(name)}`, args: (w) => ['create', name, ...pgmq(w)], code: 2, says: /invalid queue name/ },
     { name: `pgmq send to ${JSON.stringify(name)}`, args: (w) => ['send', name, '{}', ...pgmq(w)], code: 2, says: /invalid queue name/ },
     { name: `pgmq peek ${JSON.stringify(name)}`, args: (w) => ['peek', name, ...pgmq(w)], code: 2, says: /invalid queue name/ },
   ]),
   { name: 'pgmq name over 47 bytes', args: (w) => ['create', longName, ...pgmq(w)], code: 2, says: /47/ },
   { name: 'pgmq name over 47 bytes (multibyte)', args: (w) => ['create', 'é'.repeat(24), ...pgmq(w)], code: 2, says: /47/ },
-  { name: 'SmoothMQ: an SQL-looking name is just a missing queue', args: (w) => ['peek', "x'; DROP TABLE messages; --", ...sqlite(w)], code: 3 },
+  {
+    name: 'SmoothMQ: an SQL-looking name is just a missing queue',
+    args: (w) => ['peek', "x'; DROP TABLE messages; --", ...sqlite(w)],
+    code: 3,
+  },
   { name: 'SmoothMQ name over 255 characters', args: (w) => ['create', 'n'.repeat(256), ...sqlite(w)], code: 2, says: /255/ },
   { name: 'a control character in a name', args: (w) => ['create', 'a\u001b[2Jb', ...sqlite(w)], code: 2, says: /control/ },
-  { name: 'pgmq: a name over 47 characters in another script', args: (w) => ['peek', 'न'.repeat(48), ...pgmq(w)], code: 2, says: /48 characters/ },
-  { name: 'SmoothMQ: an attribute named like a type row', args: (w) => ['send', w.queue, 'x', '--header', 'a_DataType=1', ...sqlite(w)], code: 2, says: /_DataType/ },
+  {
+    name: 'pgmq: a name over 47 characters in another script',
+    args: (w) => ['peek', 'न'.repeat(48), ...pgmq(w)],
+    code: 2,
+    says: /48 characters/,
+  },
+  {
+    name: 'SmoothMQ: an attribute named like a type row',
+    args: (w) => ['send', w.queue, 'x', '--header', 'a_DataType=1', ...sqlite(w)],
+    code: 2,
+    says: /_DataType/,
+  },
   { name: 'SmoothMQ: --tenant 0', args: (w) => ['queues', '--tenant', '0', ...sqlite(w)], code: 2, says: /--tenant/ },
   { name: 'SmoothMQ: --tenant abc', args: (w) => ['queues', '--tenant', 'abc', ...sqlite(w)], code: 2, says: /--tenant/ },
-  { name: 'SmoothMQ: --max-retries -2', args: (w) => ['create', 'new_q', '--max-retries', '-2', ...sqlite(w)], code: 2, says: /--max-retries/ },
+  {
+    name: 'SmoothMQ: --max-retries -2',
+    args: (w) => ['create', 'new_q', '--max-retries', '-2', ...sqlite(w)],
+    code: 2,
+    says: /--max-retries/,
+  },
   { name: 'SmoothMQ: --unlogged', args: (w) => ['create', 'new_q', '--unlogged', ...sqlite(w)], code: 2, says: /--unlogged/ },
-  { name: 'SmoothMQ: --visibility-timeout 1.5s', args: (w) => ['create', 'new_q', '--visibility-timeout', '1.5s', ...sqlite(w)], code: 2, says: /visibility timeout 1\.5.*whole/ },
-  { name: 'SmoothMQ: --visibility-timeout -1', args: (w) => ['create', 'new_q', '--visibility-timeout', '-1', ...sqlite(w)], code: 2, says: /--visibility-timeout/ },
+  {
+    name: 'SmoothMQ: --visibility-timeout 1.5s',
+    args: (w) => ['create', 'new_q', '--visibility-timeout', '1.5s', ...sqlite(w)],
+    code: 2,
+    says: /visibility timeout 1\.5.*whole/,
+  },
+  {
+    name: 'SmoothMQ: --visibility-timeout -1',
+    args: (w) => ['create', 'new_q', '--visibility-timeout', '-1', ...sqlite(w)],
+    code: 2,
+    says: /--visibility-timeout/,
+  },
   { name: 'pgmq: --visibility-timeout', args: (w) => ['create', 'new_q', '--visibility-timeout', '5', ...pgmq(w)], code: 2 },
 
   // Missing queue, unknown message.
@@ -199,7 +233,12 @@ const cases: Case[] = [
       { name: `${kind}: purge a missing queue`, args: (w) => ['purge', 'no_such_queue', '--yes', ...conn(w)], code: 3 },
       { name: `${kind}: delete an unknown id`, args: (w) => ['delete', w.queue, '999999', '--yes', ...conn(w)], code: 3, says: /999999/ },
       { name: `${kind}: peek an unknown id`, args: (w) => ['peek', w.queue, '--id', '999999', ...conn(w)], code: 3 },
-      { name: `${kind}: non-numeric id`, args: (w) => ['delete', w.queue, 'abc', '--yes', ...conn(w)], code: 2, says: /invalid message id/ },
+      {
+        name: `${kind}: non-numeric id`,
+        args: (w) => ['delete', w.queue, 'abc', '--yes', ...conn(w)],
+        code: 2,
+        says: /invalid message id/,
+      },
       { name: `${kind}: negative id`, args: (w) => ['delete', w.queue, '-1', '--yes', ...conn(w)], code: 2 },
       { name: `${kind}: fractional --after`, args: (w) => ['peek', w.queue, '--after', '1.5', ...conn(w)], code: 2 },
       { name: `${kind}: --qty 0`, args: (w) => ['receive', w.queue, '--qty', '0', ...conn(w)], code: 2, says: /--qty/ },
@@ -216,42 +255,130 @@ const cases: Case[] = [
         code: 2,
         says: /^smq: invalid --vt "abc": give a duration such as 30s, 1\.5s, 500ms or 2m \(a bare number is seconds\)$/m,
       },
-      { name: `${kind}: --vt given twice`, args: (w) => ['receive', w.queue, '--vt', '1', '--vt', '2', ...conn(w)], code: 2, says: /--vt given more than once/ },
-      { name: `${kind}: --delay 5 minutes`, args: (w) => ['send', w.queue, '{}', '--delay', '5 minutes', ...conn(w)], code: 2, says: /invalid --delay "5 minutes"/ },
-      { name: `${kind}: top --interval 250ms`, args: (w) => ['top', '--interval', '250ms', ...conn(w)], code: 2, says: /--interval must be at least 0\.5s, not "250ms"/ },
-      { name: `${kind}: top --interval soon`, args: (w) => ['top', '--interval', 'soon', ...conn(w)], code: 2, says: /invalid --interval "soon"/ },
+      {
+        name: `${kind}: --vt given twice`,
+        args: (w) => ['receive', w.queue, '--vt', '1', '--vt', '2', ...conn(w)],
+        code: 2,
+        says: /--vt given more than once/,
+      },
+      {
+        name: `${kind}: --delay 5 minutes`,
+        args: (w) => ['send', w.queue, '{}', '--delay', '5 minutes', ...conn(w)],
+        code: 2,
+        says: /invalid --delay "5 minutes"/,
+      },
+      {
+        name: `${kind}: top --interval 250ms`,
+        args: (w) => ['top', '--interval', '250ms', ...conn(w)],
+        code: 2,
+        says: /--interval must be at least 0\.5s, not "250ms"/,
+      },
+      {
+        name: `${kind}: top --interval soon`,
+        args: (w) => ['top', '--interval', 'soon', ...conn(w)],
+        code: 2,
+        says: /invalid --interval "soon"/,
+      },
       { name: `${kind}: --header without =`, args: (w) => ['send', w.queue, '{}', '--header', 'k', ...conn(w)], code: 2 },
       { name: `${kind}: --state bogus`, args: (w) => ['peek', w.queue, '--state', 'bogus', ...conn(w)], code: 2 },
       { name: `${kind}: send with empty stdin`, args: (w) => ['send', w.queue, ...conn(w)], input: '', code: 2 },
-      { name: `${kind}: send with only blank lines`, args: (w) => ['send', w.queue, ...conn(w)], input: '\n  \r\n\t\n', code: 2, says: /no message/ },
-      { name: `${kind}: --header with an empty name`, args: (w) => ['send', w.queue, '{}', '--header', '=v', ...conn(w)], code: 2, says: /--header/ },
-      { name: `${kind}: an id beyond 64 bits`, args: (w) => ['peek', w.queue, '--id', '99999999999999999999', ...conn(w)], code: 2, says: /64-bit/ },
+      {
+        name: `${kind}: send with only blank lines`,
+        args: (w) => ['send', w.queue, ...conn(w)],
+        input: '\n  \r\n\t\n',
+        code: 2,
+        says: /no message/,
+      },
+      {
+        name: `${kind}: --header with an empty name`,
+        args: (w) => ['send', w.queue, '{}', '--header', '=v', ...conn(w)],
+        code: 2,
+        says: /--header/,
+      },
+      {
+        name: `${kind}: an id beyond 64 bits`,
+        args: (w) => ['peek', w.queue, '--id', '99999999999999999999', ...conn(w)],
+        code: 2,
+        says: /64-bit/,
+      },
       { name: `${kind}: an id in hex`, args: (w) => ['delete', w.queue, '0x10', '--yes', ...conn(w)], code: 2, says: /invalid message id/ },
       { name: `${kind}: --id and --after together`, args: (w) => ['peek', w.queue, '--id', '1', '--after', '1', ...conn(w)], code: 2 },
       { name: `${kind}: --output xml`, args: (w) => ['peek', w.queue, '--output', 'xml', ...conn(w)], code: 2, says: /xml/ },
-      { name: `${kind}: --json with --output table`, args: (w) => ['queues', '--json', '--output', 'table', ...conn(w)], code: 2, says: /contradict/ },
+      {
+        name: `${kind}: --json with --output table`,
+        args: (w) => ['queues', '--json', '--output', 'table', ...conn(w)],
+        code: 2,
+        says: /contradict/,
+      },
       { name: `${kind}: --qty Infinity`, args: (w) => ['receive', w.queue, '--qty', 'Infinity', ...conn(w)], code: 2, says: /--qty/ },
       // Destructive commands without --yes, stdin not a terminal.
       { name: `${kind}: drop without --yes`, args: (w) => ['drop', w.queue, ...conn(w)], code: 2, says: /--yes/ },
       { name: `${kind}: purge without --yes`, args: (w) => ['purge', w.queue, ...conn(w)], code: 2, says: /--yes/ },
       { name: `${kind}: delete without --yes`, args: (w) => ['delete', w.queue, '1', ...conn(w)], code: 2, says: /--yes/ },
-      { name: `${kind}: write under --read-only`, args: (w) => ['purge', w.queue, '--yes', '--read-only', ...conn(w)], code: 1, says: /read-only/ },
+      {
+        name: `${kind}: write under --read-only`,
+        args: (w) => ['purge', w.queue, '--yes', '--read-only', ...conn(w)],
+        code: 1,
+        says: /read-only/,
+      },
     ];
   }),
 
   // pgmq bodies are jsonb.
   { name: 'pgmq: body that is not JSON', args: (w) => ['send', w.queue, 'hello', ...pgmq(w)], code: 2, says: /JSON/ },
   { name: 'pgmq: truncated JSON body', args: (w) => ['send', w.queue, '{"a":', ...pgmq(w)], code: 2, says: /JSON/ },
-  { name: 'pgmq: one bad stdin line sends nothing', args: (w) => ['send', w.queue, ...pgmq(w)], input: '{"ok":1}\nnope\n{"ok":2}\n', code: 2, says: /line 2/ },
+  {
+    name: 'pgmq: one bad stdin line sends nothing',
+    args: (w) => ['send', w.queue, ...pgmq(w)],
+    input: '{"ok":1}\nnope\n{"ok":2}\n',
+    code: 2,
+    says: /line 2/,
+  },
   // jsonb holds text: no \u0000, no lone surrogates.
-  { name: 'pgmq: a body with \\u0000', args: (w) => ['send', w.queue, '"a\\u0000b"', ...pgmq(w)], code: 2, says: /invalid message body.*\\u0000/ },
-  { name: 'pgmq: a body with a lone surrogate', args: (w) => ['send', w.queue, '"\\ud800"', ...pgmq(w)], code: 2, says: /invalid message body.*surrogate/ },
-  { name: 'pgmq: a stdin line with \\u0000 sends nothing', args: (w) => ['send', w.queue, ...pgmq(w)], input: '{"ok":1}\n"\\u0000"\n', code: 2, says: /\\u0000/ },
+  {
+    name: 'pgmq: a body with \\u0000',
+    args: (w) => ['send', w.queue, '"a\\u0000b"', ...pgmq(w)],
+    code: 2,
+    says: /invalid message body.*\\u0000/,
+  },
+  {
+    name: 'pgmq: a body with a lone surrogate',
+    args: (w) => ['send', w.queue, '"\\ud800"', ...pgmq(w)],
+    code: 2,
+    says: /invalid message body.*surrogate/,
+  },
+  {
+    name: 'pgmq: a stdin line with \\u0000 sends nothing',
+    args: (w) => ['send', w.queue, ...pgmq(w)],
+    input: '{"ok":1}\n"\\u0000"\n',
+    code: 2,
+    says: /\\u0000/,
+  },
   // Numbers PostgreSQL's integer cannot hold: refused as input, not as a database failure.
-  { name: 'pgmq: --vt beyond 32 bits', args: (w) => ['receive', w.queue, '--vt', '99999999999', ...pgmq(w)], code: 2, says: /out of range.*2147483647/ },
-  { name: 'pgmq: --qty beyond 32 bits', args: (w) => ['receive', w.queue, '--qty', '3000000000', ...pgmq(w)], code: 2, says: /out of range/ },
-  { name: 'pgmq: --limit beyond 32 bits', args: (w) => ['peek', w.queue, '--limit', '3000000000', ...pgmq(w)], code: 2, says: /out of range/ },
-  { name: 'pgmq: --delay beyond 32 bits', args: (w) => ['send', w.queue, '{}', '--delay', '3000000000', ...pgmq(w)], code: 2, says: /out of range/ },
+  {
+    name: 'pgmq: --vt beyond 32 bits',
+    args: (w) => ['receive', w.queue, '--vt', '99999999999', ...pgmq(w)],
+    code: 2,
+    says: /out of range.*2147483647/,
+  },
+  {
+    name: 'pgmq: --qty beyond 32 bits',
+    args: (w) => ['receive', w.queue, '--qty', '3000000000', ...pgmq(w)],
+    code: 2,
+    says: /out of range/,
+  },
+  {
+    name: 'pgmq: --limit beyond 32 bits',
+    args: (w) => ['peek', w.queue, '--limit', '3000000000', ...pgmq(w)],
+    code: 2,
+    says: /out of range/,
+  },
+  {
+    name: 'pgmq: --delay beyond 32 bits',
+    args: (w) => ['send', w.queue, '{}', '--delay', '3000000000', ...pgmq(w)],
+    code: 2,
+    says: /out of range/,
+  },
   { name: 'pgmq: --state failed', args: (w) => ['peek', w.queue, '--state', 'failed', ...pgmq(w)], code: 2 },
   { name: 'pgmq: --tenant', args: (w) => ['queues', '--tenant', '2', ...pgmq(w)], code: 2 },
 
@@ -263,7 +390,12 @@ const cases: Case[] = [
     code: 2,
     says: /malformed URL/,
   },
-  { name: 'unsupported URL scheme', args: (w) => ['queues', '--url', `mysql://root:${w.password}@localhost/db`], code: 2, says: /unsupported URL/ },
+  {
+    name: 'unsupported URL scheme',
+    args: (w) => ['queues', '--url', `mysql://root:${w.password}@localhost/db`],
+    code: 2,
+    says: /unsupported URL/,
+  },
   { name: '--url and --sqlite together', args: (w) => ['queues', ...pgmq(w), ...sqlite(w)], code: 2 },
   {
     name: 'unreachable server (closed port)',
@@ -298,18 +430,42 @@ const cases: Case[] = [
     env: (w) => ({ DATABASE_URL: `postgres://${w.user}:${WRONG_PASSWORD}@${w.host}:${w.port}/${w.db}` }),
     code: 1,
   },
-  { name: 'init on a wrong password', args: (w) => ['init', '--url', `postgres://${w.user}:${WRONG_PASSWORD}@${w.host}:${w.port}/${w.db}`], code: 1 },
+  {
+    name: 'init on a wrong password',
+    args: (w) => ['init', '--url', `postgres://${w.user}:${WRONG_PASSWORD}@${w.host}:${w.port}/${w.db}`],
+    code: 1,
+  },
   { name: 'database that does not exist', args: (w) => ['queues', '--url', world.url.replace(w.db, `${w.db}_nope`)], code: 1 },
   { name: 'a usage error next to a password', args: (w) => ['bogus', ...pgmq(w)], code: 2 },
   { name: 'an unknown option next to a password', args: (w) => ['queues', '--frobnicate', ...pgmq(w)], code: 2 },
 
   // SQLite files.
-  { name: 'a file that is not SQLite', args: (w) => ['queues', '--sqlite', join(w.dir, 'not-sqlite.txt')], code: 1, says: /not an SQLite database/ },
-  { name: 'an SQLite file that is not SmoothMQ', args: (w) => ['queues', '--sqlite', join(w.dir, 'other.db')], code: 1, says: /not a SmoothMQ file/ },
+  {
+    name: 'a file that is not SQLite',
+    args: (w) => ['queues', '--sqlite', join(w.dir, 'not-sqlite.txt')],
+    code: 1,
+    says: /not an SQLite database/,
+  },
+  {
+    name: 'an SQLite file that is not SmoothMQ',
+    args: (w) => ['queues', '--sqlite', join(w.dir, 'other.db')],
+    code: 1,
+    says: /not a SmoothMQ file/,
+  },
   { name: 'a directory instead of a file', args: (w) => ['queues', '--sqlite', w.dir], code: 1 },
   { name: 'an empty --sqlite path', args: () => ['queues', '--sqlite', ''], code: 2, says: /--sqlite/ },
-  { name: 'a zero-byte file', args: (w) => ['queues', '--sqlite', join(w.dir, 'zero.db')], code: 1, says: /empty SQLite database, not a SmoothMQ file.*smq init/ },
-  { name: 'a zero-byte file, to be written', args: (w) => ['send', 'q', 'x', '--sqlite', join(w.dir, 'zero.db')], code: 1, says: /not a SmoothMQ file/ },
+  {
+    name: 'a zero-byte file',
+    args: (w) => ['queues', '--sqlite', join(w.dir, 'zero.db')],
+    code: 1,
+    says: /empty SQLite database, not a SmoothMQ file.*smq init/,
+  },
+  {
+    name: 'a zero-byte file, to be written',
+    args: (w) => ['send', 'q', 'x', '--sqlite', join(w.dir, 'zero.db')],
+    code: 1,
+    says: /not a SmoothMQ file/,
+  },
   { name: 'a malformed postgres URL (bracket)', args: () => ['queues', '--url', 'postgresql://[::1'], code: 2, says: /malformed URL/ },
   { name: 'an empty sqlite: URL', args: () => ['queues', '--url', 'sqlite:'], code: 2, says: /malformed URL/ },
   {
@@ -344,7 +500,7 @@ describe('bad input', () => {
     writeFileSync(join(world.dir, 'not-sqlite.txt'), 'just some text, definitely not a database\n'.repeat(20));
     writeFileSync(join(world.dir, 'zero.db'), '');
     const other = new Database(join(world.dir, 'other.db'));
-    other.exec('CREATE TABLE notes (id integer primary key, body text); INSERT INTO notes (body) VALUES (\'keep me\')');
+    other.exec("CREATE TABLE notes (id integer primary key, body text); INSERT INTO notes (body) VALUES ('keep me')");
     other.close();
   });
 
@@ -354,7 +510,10 @@ describe('bad input', () => {
     const other = sqliteSnapshot(join(world.dir, 'other.db'));
     const zero = readFileSync(join(world.dir, 'zero.db'));
 
-    const r: CliResult = await runCli(c.args(world), { ...(c.input === undefined ? {} : { input: c.input }), ...(c.env ? { env: c.env(world) } : {}) });
+    const r: CliResult = await runCli(c.args(world), {
+      ...(c.input === undefined ? {} : { input: c.input }),
+      ...(c.env ? { env: c.env(world) } : {}),
+    });
 
     const output = r.stdout + r.stderr;
     expect(r.code, `exit code; stderr: ${r.stderr}`).toBe(c.code);

@@ -202,7 +202,9 @@ describe.each<Kind>(['pgmq', 'sqlite'])('smq commands on %s', (kind) => {
     const q = uniqueQueue();
     ok(await smq(['create', q]));
     ok(await smq(['send', q], { input: '{"a":1}\n{"b":22222}\n' }));
-    const table = ok(await smq(['peek', q, '--output', 'table'])).stdout.trimEnd().split('\n');
+    const table = ok(await smq(['peek', q, '--output', 'table']))
+      .stdout.trimEnd()
+      .split('\n');
     expect(table).toHaveLength(3);
     expect(table[0]).toMatch(/^\s*ID\s+STATE\s+READS/);
     // Columns line up: every row has STATE where the header has it.
@@ -211,11 +213,17 @@ describe.each<Kind>(['pgmq', 'sqlite'])('smq commands on %s', (kind) => {
 
     const doc = ok(await smq(['peek', q, '--json'])).stdout;
     expect(JSON.parse(doc)).toHaveLength(2);
-    const lines = ok(await smq(['peek', q, '--output', 'ndjson'])).stdout.trimEnd().split('\n');
+    const lines = ok(await smq(['peek', q, '--output', 'ndjson']))
+      .stdout.trimEnd()
+      .split('\n');
     expect(lines).toHaveLength(2);
     for (const l of lines) expect(JSON.parse(l)).toHaveProperty('id');
     // Piped stdout and no --output: NDJSON.
-    expect(ok(await smq(['peek', q])).stdout.trimEnd().split('\n')).toHaveLength(2);
+    expect(
+      ok(await smq(['peek', q]))
+        .stdout.trimEnd()
+        .split('\n'),
+    ).toHaveLength(2);
     expect((await smq(['peek', q, '--json', '--output', 'table'])).code).toBe(2);
 
     const queues = ok(await smq(['queues', '--output', 'table'])).stdout;
@@ -376,7 +384,10 @@ describe('confirmation on a terminal (in-process)', () => {
       await expect(run).resolves.toBe(0);
       expect(ndjson(out())).toEqual([{ queue: q, dropped: true }]);
     } else {
-      const e = await run.then(() => undefined, (x: unknown) => x);
+      const e = await run.then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect(e).toBeInstanceOf(SmqError);
       expect((e as SmqError).exitCode).toBe(2);
     }

@@ -79,7 +79,9 @@ describe('service file', () => {
   test('an unknown service is an error in one line, as libpq says it', async () => {
     const r = await runCli(['queues'], { env: { PGSERVICE: 'nope', PGSERVICEFILE: join(dir, 'services.conf'), PGSYSCONFDIR: dir } });
     expect(r.code).toBe(2);
-    expect(oneLine(r)).toEqual(['smq: definition of service "nope" not found: check PGSERVICE or ?service= and the service file (PGSERVICEFILE, ~/.pg_service.conf)']);
+    expect(oneLine(r)).toEqual([
+      'smq: definition of service "nope" not found: check PGSERVICE or ?service= and the service file (PGSERVICEFILE, ~/.pg_service.conf)',
+    ]);
   });
 });
 
@@ -149,7 +151,10 @@ describe('options given twice, odd ids, init on an empty file', () => {
     const file = join(dir, `ids-${randomBytes(3).toString('hex')}.db`);
     expect((await runCli(['init', '--sqlite', file])).code).toBe(0);
     expect((await runCli(['create', 'q', '--sqlite', file])).code).toBe(0);
-    for (const args of [['delete', 'q', id, '--yes'], ['peek', 'q', '--id', id]]) {
+    for (const args of [
+      ['delete', 'q', id, '--yes'],
+      ['peek', 'q', '--id', id],
+    ]) {
       const r = await runCli([...args, '--sqlite', file]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(/invalid (message id|--id)/);

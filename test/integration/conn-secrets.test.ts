@@ -171,26 +171,33 @@ describe('passwords with reserved characters', () => {
   test('the tester report (text and JSON)', async () => {
     const c = CASES.find((x) => x.name === 'all of them')!;
     for (const format of [[], ['--json']]) {
-      const r = await runCli(['tester', '--url', urlOf(c, 'encoded user part'), '--senders', '1', '--receivers', '1', '--messages', '20', ...format], {
-        timeoutMs: 60_000,
-      });
+      const r = await runCli(
+        ['tester', '--url', urlOf(c, 'encoded user part'), '--senders', '1', '--receivers', '1', '--messages', '20', ...format],
+        {
+          timeoutMs: 60_000,
+        },
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(out(r)).toContain(':***@');
       expectNoSecret(out(r), c, `tester ${format.join(' ')}`);
     }
   }, 120_000);
 
-  test.skipIf(!tmuxAvailable())("top's header", async () => {
-    for (const c of CASES.filter((x) => x.name === 'all of them' || x.name === 'top@secret99')) {
-      const form: Form = c.name === 'top@secret99' ? 'raw user part' : 'encoded user part';
-      const t = TmuxSession.start({ command: [process.execPath, BIN, 'top', '--url', urlOf(c, form)], width: 160 });
-      try {
-        const screen = await t.waitFor(`${c.role}:***@${host}:${port}/${DB}`, 20_000);
-        expectNoSecret(screen, c, 'top header');
-        t.keys('q');
-      } finally {
-        t.kill();
+  test.skipIf(!tmuxAvailable())(
+    "top's header",
+    async () => {
+      for (const c of CASES.filter((x) => x.name === 'all of them' || x.name === 'top@secret99')) {
+        const form: Form = c.name === 'top@secret99' ? 'raw user part' : 'encoded user part';
+        const t = TmuxSession.start({ command: [process.execPath, BIN, 'top', '--url', urlOf(c, form)], width: 160 });
+        try {
+          const screen = await t.waitFor(`${c.role}:***@${host}:${port}/${DB}`, 20_000);
+          expectNoSecret(screen, c, 'top header');
+          t.keys('q');
+        } finally {
+          t.kill();
+        }
       }
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

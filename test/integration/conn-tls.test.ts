@@ -20,10 +20,27 @@ let otherCa: string;
 function makeCert(dir: string, name: string): { crt: string; key: string } {
   const crt = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', crt, '-days', '2',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'pipe' },
+  );
   return { crt, key };
 }
 
@@ -67,8 +84,13 @@ beforeAll(async () => {
   }
   chmodSync(certDir, 0o755);
   chmodSync(own.key, 0o600);
-  server = await startPgServer({ settings: { ssl: 'on', ssl_cert_file: own.crt, ssl_key_file: own.key, max_connections: 20, shared_buffers: '32MB' } });
-  execFileSync(process.execPath, ['bin/smq.js', 'init', '--url', server.url], { stdio: 'pipe', cwd: join(import.meta.dirname, '..', '..') });
+  server = await startPgServer({
+    settings: { ssl: 'on', ssl_cert_file: own.crt, ssl_key_file: own.key, max_connections: 20, shared_buffers: '32MB' },
+  });
+  execFileSync(process.execPath, ['bin/smq.js', 'init', '--url', server.url], {
+    stdio: 'pipe',
+    cwd: join(import.meta.dirname, '..', '..'),
+  });
 }, 120_000);
 
 afterAll(() => {

@@ -102,7 +102,10 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
   });
 
   test('delete removes only the given ids and reports which', async () => {
-    const ids = await b.sendBatch(q, [1, 2, 3].map((n) => ({ body: `{"n": ${n}}` })));
+    const ids = await b.sendBatch(
+      q,
+      [1, 2, 3].map((n) => ({ body: `{"n": ${n}}` })),
+    );
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
     const deleted = await b.delete(q, [ids[0]!, ids[2]!, ids[2]! + 999n]);
@@ -111,7 +114,10 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
   });
 
   test('peek pages by id in both orders, filters by state and looks up one id', async () => {
-    const ids = await b.sendBatch(q, Array.from({ length: 7 }, (_, n) => ({ body: `{"n": ${n}}` })));
+    const ids = await b.sendBatch(
+      q,
+      Array.from({ length: 7 }, (_, n) => ({ body: `{"n": ${n}}` })),
+    );
     const page1 = await b.peek(q, { limit: 3 });
     const page2 = await b.peek(q, { limit: 3, afterId: page1.at(-1)!.id });
     const page3 = await b.peek(q, { limit: 3, afterId: page2.at(-1)!.id });
@@ -134,7 +140,10 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
   });
 
   test('purge removes every message and says how many', async () => {
-    await b.sendBatch(q, [1, 2, 3, 4].map((n) => ({ body: `{"n": ${n}}` })));
+    await b.sendBatch(
+      q,
+      [1, 2, 3, 4].map((n) => ({ body: `{"n": ${n}}` })),
+    );
     expect(await b.purgeQueue(q)).toBe(4);
     expect(await b.queueStats(q)).toMatchObject({ total: 0 });
   });
@@ -161,7 +170,12 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
   });
 
   // Names that pgmq refuses; SmoothMQ takes any printable name, bound as a value, never spliced.
-  const invalidNames = ['', 'bell\u0007', 'esc\u001b[2J', ...(kind === 'pgmq' ? ['x; drop table y', "it's", 'a$b', 'a--b', 'a'.repeat(48)] : ['x'.repeat(256)])];
+  const invalidNames = [
+    '',
+    'bell\u0007',
+    'esc\u001b[2J',
+    ...(kind === 'pgmq' ? ['x; drop table y', "it's", 'a$b', 'a--b', 'a'.repeat(48)] : ['x'.repeat(256)]),
+  ];
   test.each(invalidNames)('rejects the queue name %j without touching the store', async (name) => {
     const before = (await b.listQueues()).map((s) => s.name);
     await expectKind(b.createQueue(name), 'invalid-queue-name');
@@ -225,7 +239,10 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
 
   test('concurrent receivers on separate connections never get the same message', async () => {
     const n = 200;
-    await b.sendBatch(q, Array.from({ length: n }, (_, i) => ({ body: `{"i": ${i}}` })));
+    await b.sendBatch(
+      q,
+      Array.from({ length: n }, (_, i) => ({ body: `{"i": ${i}}` })),
+    );
     const clients = await Promise.all([1, 2, 3, 4].map(() => fx.open()));
     try {
       const seen: bigint[] = [];

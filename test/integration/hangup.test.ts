@@ -56,7 +56,11 @@ describe.skipIf(!tmuxAvailable())('the terminal closes under smq (tmux session k
   test('tester: partial report on stdout, its fresh queue dropped, exit 129, no crash', async () => {
     const out = join(dir, 'tester.json');
     // The live view on the terminal (stderr), the report to a file, as a user would.
-    const { session, rcFile } = inTmux('tester', ['tester', '--url', inject('pgUrl'), '--duration', '60s', '--rate', '200', '--json'], `> ${quote(out)}`);
+    const { session, rcFile } = inTmux(
+      'tester',
+      ['tester', '--url', inject('pgUrl'), '--duration', '60s', '--rate', '200', '--json'],
+      `> ${quote(out)}`,
+    );
     try {
       await session.waitFor(/sent [1-9]/, 20_000);
     } finally {
@@ -89,26 +93,34 @@ describe.skipIf(!tmuxAvailable())('the terminal closes under smq (tmux session k
 });
 
 describe('SIGHUP with the terminal still there (kill -HUP)', () => {
-  test.skipIf(!tmuxAvailable())('top: the terminal given back (echo, line editing, no alternate screen), exit 129', async () => {
-    const modes = 'stty -a | tr -s " ;" "\\n\\n" | grep -E "^-?(icanon|echo)$" | tr "\\n" " "; echo "<- modes"';
-    const session = TmuxSession.start({
-      command: ['sh', '-c', `"$0" "$@"; code=$?; ${modes}; exit $code`, process.execPath, BIN, 'top', '--url', inject('pgUrl')],
-      cwd: REPO,
-    });
-    try {
-      await session.waitFor('smq top', 20_000);
-      // session.pid() is the sh that runs top and then stty: top is its child.
-      const top = Number(execFileSync('ps', ['-o', 'pid=', '--ppid', String(session.pid())], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
-      process.kill(top, 'SIGHUP');
-      expect(await session.waitForExit(15_000)).toBe(129);
-      const all = await session.waitFor('<- modes', 15_000, { withHistory: true });
-      const shown = /(\S.*)<- modes/.exec(all)?.[1]?.trim().split(/\s+/) ?? [];
-      expect(shown.sort()).toEqual(['echo', 'icanon']);
-      expect(session.capture()).not.toContain('smq top pgmq');
-    } finally {
-      session.kill();
-    }
-  }, 60_000);
+  test.skipIf(!tmuxAvailable())(
+    'top: the terminal given back (echo, line editing, no alternate screen), exit 129',
+    async () => {
+      const modes = 'stty -a | tr -s " ;" "\\n\\n" | grep -E "^-?(icanon|echo)$" | tr "\\n" " "; echo "<- modes"';
+      const session = TmuxSession.start({
+        command: ['sh', '-c', `"$0" "$@"; code=$?; ${modes}; exit $code`, process.execPath, BIN, 'top', '--url', inject('pgUrl')],
+        cwd: REPO,
+      });
+      try {
+        await session.waitFor('smq top', 20_000);
+        // session.pid() is the sh that runs top and then stty: top is its child.
+        const top = Number(
+          execFileSync('ps', ['-o', 'pid=', '--ppid', String(session.pid())], { encoding: 'utf8' })
+            .trim()
+            .split(/\s+/)[0],
+        );
+        process.kill(top, 'SIGHUP');
+        expect(await session.waitForExit(15_000)).toBe(129);
+        const all = await session.waitFor('<- modes', 15_000, { withHistory: true });
+        const shown = /(\S.*)<- modes/.exec(all)?.[1]?.trim().split(/\s+/) ?? [];
+        expect(shown.sort()).toEqual(['echo', 'icanon']);
+        expect(session.capture()).not.toContain('smq top pgmq');
+      } finally {
+        session.kill();
+      }
+    },
+    60_000,
+  );
 
   test('tester: like SIGTERM, the partial report, the fresh queue dropped, exit 129', async () => {
     const child = spawn(process.execPath, [BIN, 'tester', '--url', inject('pgUrl'), '--duration', '60s', '--rate', '200', '--json'], {
@@ -128,7 +140,9 @@ describe('SIGHUP with the terminal still there (kill -HUP)', () => {
       }
     });
     const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (c, s) => resolve([c, s])),
+    );
     clearTimeout(killer);
     expect(signal).toBeNull();
     expect(code).toBe(129);

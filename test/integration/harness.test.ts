@@ -30,7 +30,10 @@ test.skipIf(Object.keys(releases).length === 0)(
         // headers arrived in 1.5: a cheap check that each template is the release it claims to be.
         await c.query("SELECT pgmq.create('h')");
         const cols = await c.query("SELECT column_name FROM information_schema.columns WHERE table_schema='pgmq' AND table_name='q_h'");
-        expect(cols.rows.some((r) => r.column_name === 'headers'), release).toBe(release !== '1.4.4');
+        expect(
+          cols.rows.some((r) => r.column_name === 'headers'),
+          release,
+        ).toBe(release !== '1.4.4');
         await c.query("SELECT pgmq.drop_queue('h')");
       } finally {
         await c.end();

@@ -84,7 +84,8 @@ function runRaw(args: readonly string[], options: RawOptions = {}): Promise<RawR
 /** The bytes a terminal would act on: C0 (newline aside), DEL, C1, bidi controls (U+061C too), line/paragraph separators. */
 function unsafeBytes(buf: Buffer): string[] {
   const found: string[] = [];
-  const at = (what: string, i: number) => found.push(`${what} at byte ${i}: ${JSON.stringify(buf.subarray(Math.max(0, i - 12), i + 12).toString('latin1'))}`);
+  const at = (what: string, i: number) =>
+    found.push(`${what} at byte ${i}: ${JSON.stringify(buf.subarray(Math.max(0, i - 12), i + 12).toString('latin1'))}`);
   for (let i = 0; i < buf.length; i++) {
     const b = buf[i]!;
     const b1 = buf[i + 1];
@@ -92,7 +93,8 @@ function unsafeBytes(buf: Buffer): string[] {
     if (b === 0x0a) continue;
     if (b < 0x20 || b === 0x7f) at(`control 0x${b.toString(16).padStart(2, '0')}`, i);
     else if (b === 0xc2 && b1 !== undefined && b1 >= 0x80 && b1 <= 0x9f) at(`C1 U+00${b1.toString(16)}`, i);
-    else if (b === 0xe2 && b1 === 0x80 && b2 !== undefined && (b2 === 0x8e || b2 === 0x8f || (b2 >= 0xaa && b2 <= 0xae))) at('bidi control', i);
+    else if (b === 0xe2 && b1 === 0x80 && b2 !== undefined && (b2 === 0x8e || b2 === 0x8f || (b2 >= 0xaa && b2 <= 0xae)))
+      at('bidi control', i);
     else if (b === 0xe2 && b1 === 0x81 && b2 !== undefined && b2 >= 0xa6 && b2 <= 0xa9) at('bidi isolate', i);
     else if (b === 0xd8 && b1 === 0x9c) at('Arabic letter mark U+061C', i);
     else if (b === 0xe2 && b1 === 0x80 && (b2 === 0xa8 || b2 === 0xa9)) at('line/paragraph separator', i);
@@ -113,14 +115,23 @@ function ok(r: RawResult, what: string): RawResult {
   return r;
 }
 
-const lines = (b: Buffer) => b.toString('utf8').split('\n').filter((l) => l !== '');
+const lines = (b: Buffer) =>
+  b
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 
 /** Display columns, the way the table counts them (wide CJK and emoji as two). */
 function columnsOf(line: string): number {
   let w = 0;
   for (const ch of line) {
     if (/^(?:\p{Mn}|\p{Me}|[\u200b-\u200d\u2060]|[\ufe00-\ufe0f])$/u.test(ch)) continue;
-    w += /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]$/u.test(ch) ? 2 : 1;
+    w +=
+      /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]$/u.test(
+        ch,
+      )
+        ? 2
+        : 1;
   }
   return w;
 }
@@ -183,7 +194,16 @@ async function pgSnapshot(): Promise<unknown> {
     }
     const canary = await c.query(`SELECT msg_id, read_ct, vt, message, headers FROM pgmq.q_${CANARY} ORDER BY msg_id`);
     const y = await c.query('SELECT x FROM public.y ORDER BY x');
-    return jsonSafe({ relations: relations.rows, meta: meta.rows, functions: functions.rows, roles: roles.rows, schemas: schemas.rows, counts, canary: canary.rows, y: y.rows });
+    return jsonSafe({
+      relations: relations.rows,
+      meta: meta.rows,
+      functions: functions.rows,
+      roles: roles.rows,
+      schemas: schemas.rows,
+      counts,
+      canary: canary.rows,
+      y: y.rows,
+    });
   });
 }
 
@@ -191,7 +211,10 @@ function sqliteSnapshot(): unknown {
   const db = new Database(sqlitePath, { readonly: true, fileMustExist: true });
   try {
     db.defaultSafeIntegers(true);
-    const master = db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all() as { type: string; name: string }[];
+    const master = db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all() as {
+      type: string;
+      name: string;
+    }[];
     const rows: Record<string, unknown[]> = {};
     for (const t of master.filter((m) => m.type === 'table')) {
       rows[t.name] = db.prepare(`SELECT * FROM "${t.name.replace(/"/g, '""')}" ORDER BY rowid`).all();
@@ -223,7 +246,11 @@ beforeAll(async () => {
   const init = await runRaw(['init', '--sqlite', sqlitePath]);
   expect(init.code, init.stderr.toString()).toBe(0);
   for (const kind of KINDS) {
-    for (const args of [['create', CANARY], ['send', CANARY, '{"keep": 1}', '--header', 'k=v'], ['send', CANARY, '{"keep": 2}']]) {
+    for (const args of [
+      ['create', CANARY],
+      ['send', CANARY, '{"keep": 1}', '--header', 'k=v'],
+      ['send', CANARY, '{"keep": 2}'],
+    ]) {
       const r = await runRaw([...args, ...connArgs(kind)]);
       expect(r.code, `setup ${args.join(' ')}: ${r.stderr.toString()}`).toBe(0);
     }
@@ -248,8 +275,14 @@ describe.each(KINDS)('bodies that are not valid UTF-8 (%s)', (kind) => {
     ok(await runRaw(['create', q, ...connArgs(kind)]), 'create');
     const before = await snapshot(kind);
     const inputs: [Buffer, RegExp][] = [
-      [Buffer.concat([Buffer.from('"fine"\n"also fine"\n"bad '), Buffer.from([0xff, 0xfe]), Buffer.from('"\n')]), /line 3 of stdin is not valid UTF-8 \(byte 0xff at byte 6/],
-      [Buffer.concat([Buffer.from('"truncated '), Buffer.from([0xe2, 0x82]), Buffer.from('"\n')]), /line 1 of stdin is not valid UTF-8 \(byte 0xe2/],
+      [
+        Buffer.concat([Buffer.from('"fine"\n"also fine"\n"bad '), Buffer.from([0xff, 0xfe]), Buffer.from('"\n')]),
+        /line 3 of stdin is not valid UTF-8 \(byte 0xff at byte 6/,
+      ],
+      [
+        Buffer.concat([Buffer.from('"truncated '), Buffer.from([0xe2, 0x82]), Buffer.from('"\n')]),
+        /line 1 of stdin is not valid UTF-8 \(byte 0xe2/,
+      ],
       // A UTF-16 surrogate written as UTF-8 (CESU-8), and an overlong "/".
       [Buffer.concat([Buffer.from('\n\n"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"\n')]), /line 3 of stdin is not valid UTF-8/],
       [Buffer.concat([Buffer.from('"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"\n')]), /line 1 of stdin is not valid UTF-8 \(byte 0xc0/],
@@ -267,9 +300,16 @@ describe.each(KINDS)('bodies that are not valid UTF-8 (%s)', (kind) => {
     }
     expect(await snapshot(kind)).toEqual(before);
     // A byte order mark at the start is not part of the first message.
-    const bom = ok(await runRaw(['send', q, '--json', ...connArgs(kind)], { input: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('"first"\n')]) }), 'bom');
+    const bom = ok(
+      await runRaw(['send', q, '--json', ...connArgs(kind)], {
+        input: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('"first"\n')]),
+      }),
+      'bom',
+    );
     const [sent] = JSON.parse(bom.stdout.toString()) as { id: string }[];
-    const [m] = JSON.parse(ok(await runRaw(['peek', q, '--id', sent!.id, '--json', ...connArgs(kind)]), 'peek').stdout.toString()) as { body: string }[];
+    const [m] = JSON.parse(ok(await runRaw(['peek', q, '--id', sent!.id, '--json', ...connArgs(kind)]), 'peek').stdout.toString()) as {
+      body: string;
+    }[];
     expect(m?.body).toBe('"first"');
   });
 
@@ -312,7 +352,11 @@ describe.each(KINDS)('bodies that are not valid UTF-8 (%s)', (kind) => {
       expectSafe(r, `peek --output ${format}`);
       if (format === 'table') expect(lines(r.stdout)).toHaveLength(1 + ids.length);
     }
-    const peeked = JSON.parse(ok(await runRaw(['peek', q, '--json', ...connArgs(kind)]), 'peek').stdout.toString()) as { id: string; body: string; headers: Record<string, string> | null }[];
+    const peeked = JSON.parse(ok(await runRaw(['peek', q, '--json', ...connArgs(kind)]), 'peek').stdout.toString()) as {
+      id: string;
+      body: string;
+      headers: Record<string, string> | null;
+    }[];
     expect(peeked.map((m) => m.id)).toEqual(ids.map(String));
     // Bytes that are not UTF-8 come out as U+FFFD; everything else is kept.
     expect(peeked[0]?.body).toBe('a\ufffd\ufffd\u001b[2J\ufffd\u009bb');
@@ -344,8 +388,11 @@ describe.each(KINDS)('1 MB bodies (%s)', (kind) => {
   const MB = 1 << 20;
   // JSON on pgmq (jsonb), raw text on SmoothMQ; both with multibyte text and an escape near the end.
   const big = (n: number) =>
-    kind === 'pgmq' ? JSON.stringify({ n, blob: 'é注'.repeat(8) + 'x'.repeat(MB) + '\u202e\u009b2J' }) : `${n} ` + 'é注'.repeat(8) + 'x'.repeat(MB) + '\u001b[2J\r\u202e';
-  const sameBody = (got: string | undefined, sent: string) => (kind === 'pgmq' ? expect(JSON.parse(got ?? 'null')).toEqual(JSON.parse(sent)) : expect(got).toBe(sent));
+    kind === 'pgmq'
+      ? JSON.stringify({ n, blob: 'é注'.repeat(8) + 'x'.repeat(MB) + '\u202e\u009b2J' })
+      : `${n} ` + 'é注'.repeat(8) + 'x'.repeat(MB) + '\u001b[2J\r\u202e';
+  const sameBody = (got: string | undefined, sent: string) =>
+    kind === 'pgmq' ? expect(JSON.parse(got ?? 'null')).toEqual(JSON.parse(sent)) : expect(got).toBe(sent);
 
   /** A queue holding three 1 MB bodies, each with a 100 kB header. */
   async function bigQueue(): Promise<{ q: string; bodies: string[]; ids: string[] }> {
@@ -353,7 +400,10 @@ describe.each(KINDS)('1 MB bodies (%s)', (kind) => {
     ok(await runRaw(['create', q, ...connArgs(kind)]), 'create');
     const bodies = [big(1), big(2), big(3)];
     const header = `big=${'h'.repeat(100_000)}`;
-    const sent = ok(await runRaw(['send', q, '--header', header, '--json', ...connArgs(kind)], { input: bodies.join('\n') + '\n', timeoutMs: 60_000 }), 'send');
+    const sent = ok(
+      await runRaw(['send', q, '--header', header, '--json', ...connArgs(kind)], { input: bodies.join('\n') + '\n', timeoutMs: 60_000 }),
+      'send',
+    );
     const ids = (JSON.parse(sent.stdout.toString()) as { id: string }[]).map((x) => x.id);
     expect(ids).toHaveLength(3);
     return { q, bodies, ids };
@@ -362,7 +412,11 @@ describe.each(KINDS)('1 MB bodies (%s)', (kind) => {
   test('send, peek and receive round-trip them; tables stay one line per message, cut to fit', async () => {
     const { q, bodies, ids } = await bigQueue();
 
-    const peeked = JSON.parse(ok(await runRaw(['peek', q, '--json', ...connArgs(kind)]), 'peek --json').stdout.toString()) as { id: string; body: string; headers: Record<string, string> }[];
+    const peeked = JSON.parse(ok(await runRaw(['peek', q, '--json', ...connArgs(kind)]), 'peek --json').stdout.toString()) as {
+      id: string;
+      body: string;
+      headers: Record<string, string>;
+    }[];
     expect(peeked.map((m) => m.id)).toEqual(ids);
     peeked.forEach((m, i) => sameBody(m.body, bodies[i]!));
     expect(peeked[0]?.headers['big']).toHaveLength(100_000);
@@ -382,7 +436,9 @@ describe.each(KINDS)('1 MB bodies (%s)', (kind) => {
       expect(row).toContain('…  '); // the headers cell, cut
     }
 
-    const got = JSON.parse(ok(await runRaw(['receive', q, '--qty', '3', '--vt', '600', '--json', ...connArgs(kind)]), 'receive').stdout.toString()) as { id: string; body: string }[];
+    const got = JSON.parse(
+      ok(await runRaw(['receive', q, '--qty', '3', '--vt', '600', '--json', ...connArgs(kind)]), 'receive').stdout.toString(),
+    ) as { id: string; body: string }[];
     expect(got.map((m) => m.id)).toEqual(ids);
     got.forEach((m, i) => sameBody(m.body, bodies[i]!));
     const table = ok(await runRaw(['queues', '--output', 'table', ...connArgs(kind)]), 'queues');
@@ -390,16 +446,20 @@ describe.each(KINDS)('1 MB bodies (%s)', (kind) => {
     ok(await runRaw(['drop', q, '--yes', ...connArgs(kind)]), 'drop');
   }, 120_000);
 
-  test.skipIf(!hasScript)(`the table of them fits the terminal's width, one row each ${PTY}`, async () => {
-    const { q } = await bigQueue();
-    const tty = await runRaw(['peek', q, ...connArgs(kind)], { ttyColumns: 200 });
-    expect(tty.code, tty.stdout.toString().slice(0, 300)).toBe(0);
-    expectSafe(tty, 'table on a terminal');
-    const shown = lines(tty.stdout);
-    expect(shown).toHaveLength(4);
-    for (const row of shown) expect(columnsOf(row), row).toBeLessThanOrEqual(200);
-    ok(await runRaw(['drop', q, '--yes', ...connArgs(kind)]), 'drop');
-  }, 120_000);
+  test.skipIf(!hasScript)(
+    `the table of them fits the terminal's width, one row each ${PTY}`,
+    async () => {
+      const { q } = await bigQueue();
+      const tty = await runRaw(['peek', q, ...connArgs(kind)], { ttyColumns: 200 });
+      expect(tty.code, tty.stdout.toString().slice(0, 300)).toBe(0);
+      expectSafe(tty, 'table on a terminal');
+      const shown = lines(tty.stdout);
+      expect(shown).toHaveLength(4);
+      for (const row of shown) expect(columnsOf(row), row).toBeLessThanOrEqual(200);
+      ok(await runRaw(['drop', q, '--yes', ...connArgs(kind)]), 'drop');
+    },
+    120_000,
+  );
 });
 
 // ---- terminal escape sequences ------------------------------------------------------------
@@ -432,7 +492,10 @@ describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind
     // pgmq bodies are JSON (C0 controls must be \u escapes there, C1 and bidi may be raw).
     const body = kind === 'pgmq' ? JSON.stringify({ t: NASTY, tab: '\t', ls: '\u2028' }) : `${NASTY}\t\u2028\u0000`;
     // On stdin, because an argument cannot hold NUL.
-    ok(await runRaw(['send', q, '--header', `h=${NASTY}`, '--header', `${ESC}[2Jkey=v`, ...connArgs(kind)], { input: body + '\n' }), 'send');
+    ok(
+      await runRaw(['send', q, '--header', `h=${NASTY}`, '--header', `${ESC}[2Jkey=v`, ...connArgs(kind)], { input: body + '\n' }),
+      'send',
+    );
     return { q, body };
   }
 
@@ -455,7 +518,10 @@ describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind
     expect(lines(Buffer.from(table))).toHaveLength(2);
     expect(table).toContain(kind === 'pgmq' ? '\\u001b[2J' : '\\e[2J');
     expect(table).toContain('\\u{202e}evil');
-    const [m] = JSON.parse(ok(await runRaw(['peek', q, '--json', ...connArgs(kind)]), 'peek json').stdout.toString()) as { body: string; headers: Record<string, string> }[];
+    const [m] = JSON.parse(ok(await runRaw(['peek', q, '--json', ...connArgs(kind)]), 'peek json').stdout.toString()) as {
+      body: string;
+      headers: Record<string, string>;
+    }[];
     if (kind === 'pgmq') expect(JSON.parse(m!.body)).toEqual(JSON.parse(body));
     else expect(m?.body).toBe(body);
     expect(m?.headers).toEqual({ h: NASTY, [`${ESC}[2Jkey`]: 'v' });
@@ -490,7 +556,10 @@ describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind
     try {
       db.defaultSafeIntegers(true);
       let id = 7000n;
-      for (const name of raw) db.prepare('INSERT INTO queues (id, tenant_id, name, rate_limit, max_retries, visibility_timeout) VALUES (?, 1, ?, -1, -1, 30)').run(id++, name);
+      for (const name of raw)
+        db.prepare(
+          'INSERT INTO queues (id, tenant_id, name, rate_limit, max_retries, visibility_timeout) VALUES (?, 1, ?, -1, -1, 30)',
+        ).run(id++, name);
     } finally {
       db.close();
     }
@@ -522,7 +591,21 @@ describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind
 
 const UNICODE_NAMES: Record<Kind, string[]> = {
   // pgmq: whatever pgmq accepts (no $ ; -- '), created by smq up to 47 bytes.
-  pgmq: ['заказы', '注文_2024', 'ñandú', 'طلبات', 'Ουρά', 'ﾃｽﾄ', 'é'.repeat(23) + 'a', 'x' + '日'.repeat(15) + 'y', 'नमस्ते', 'คิว', '📦 orders', 'e\u0301vénement', 'q\u202erev'],
+  pgmq: [
+    'заказы',
+    '注文_2024',
+    'ñandú',
+    'طلبات',
+    'Ουρά',
+    'ﾃｽﾄ',
+    'é'.repeat(23) + 'a',
+    'x' + '日'.repeat(15) + 'y',
+    'नमस्ते',
+    'คิว',
+    '📦 orders',
+    'e\u0301vénement',
+    'q\u202erev',
+  ],
   // SmoothMQ: any text without control characters.
   sqlite: ['заказы', '注文 2024', '📦 orders', 'e\u0301vénement', 'طلبات', 'Ουρά', 'q\u202erev', '名'.repeat(255)],
 };
@@ -540,8 +623,16 @@ describe.each(KINDS)('Unicode queue names (%s)', (kind) => {
       const got = ndjson(ok(await runRaw(['receive', name, '--vt', '600', ...c]), `receive ${name}`).stdout.toString());
       expect(got.map((m) => m['id'])).toEqual(peeked.map((m) => m['id']));
     });
-    const listed = JSON.parse(ok(await runRaw(['queues', '--json', ...connArgs(kind)]), 'queues').stdout.toString()) as { name: string; total: number; inFlight: number }[];
-    for (const name of names) expect(listed.find((x) => x.name === name), name).toMatchObject({ total: 1, inFlight: 1 });
+    const listed = JSON.parse(ok(await runRaw(['queues', '--json', ...connArgs(kind)]), 'queues').stdout.toString()) as {
+      name: string;
+      total: number;
+      inFlight: number;
+    }[];
+    for (const name of names)
+      expect(
+        listed.find((x) => x.name === name),
+        name,
+      ).toMatchObject({ total: 1, inFlight: 1 });
     const table = ok(await runRaw(['queues', '--output', 'table', ...connArgs(kind)]), 'queues table');
     expectSafe(table, 'queues table');
     for (const name of names.filter((n) => !/[\u202e]/.test(n) && n.length < 100)) expect(table.stdout.toString()).toContain(name);
@@ -598,7 +689,7 @@ const HOSTILE = [
   '?',
   '$1',
   '(SELECT value FROM json_each(@ids))',
-  '\\\'; DROP TABLE y; --',
+  "\\'; DROP TABLE y; --",
   // Legal pgmq names (none of $ ; -- '), so they reach the compat schema's format('%I').
   `q_${CANARY}"`,
   'x" OR pg_sleep(1) IS NULL OR "',
@@ -621,7 +712,12 @@ describe.each(KINDS)('SQL injection (%s)', (kind) => {
     // Values: bodies and headers are bound, so they come back exactly as sent.
     for (const h of HOSTILE_CLI) {
       const body = kind === 'pgmq' ? JSON.stringify({ h }) : h;
-      const sent = ndjson(ok(await runRaw(['send', victim, body, '--header', `${h.replace(/=/g, '')}=${h}`, '--header', `k=${h}`, ...c]), `send ${h}`).stdout.toString());
+      const sent = ndjson(
+        ok(
+          await runRaw(['send', victim, body, '--header', `${h.replace(/=/g, '')}=${h}`, '--header', `k=${h}`, ...c]),
+          `send ${h}`,
+        ).stdout.toString(),
+      );
       const [m] = ndjson(ok(await runRaw(['peek', victim, '--id', String(sent[0]?.['id']), ...c]), 'peek').stdout.toString());
       if (kind === 'pgmq') expect(JSON.parse(String(m?.['body']))).toEqual({ h });
       else expect(m?.['body']).toBe(h);
@@ -629,7 +725,10 @@ describe.each(KINDS)('SQL injection (%s)', (kind) => {
     }
     // Stdin bodies go through the batch statement.
     const batch = ndjson(
-      ok(await runRaw(['send', victim, ...c], { input: HOSTILE.map((h) => (kind === 'pgmq' ? JSON.stringify(h) : h)).join('\n') + '\n' }), 'send batch').stdout.toString(),
+      ok(
+        await runRaw(['send', victim, ...c], { input: HOSTILE.map((h) => (kind === 'pgmq' ? JSON.stringify(h) : h)).join('\n') + '\n' }),
+        'send batch',
+      ).stdout.toString(),
     );
     expect(batch).toHaveLength(HOSTILE.length);
 
@@ -663,7 +762,9 @@ describe.each(KINDS)('SQL injection (%s)', (kind) => {
       );
     }
     if (kind === 'pgmq') for (const h of HOSTILE_CLI) runs.push([['create', h], 2]);
-    else for (const h of HOSTILE_FLAGS) runs.push([['create', victim + h, '--visibility-timeout', h], 2], [['create', victim + h, '--max-retries', h], 2]);
+    else
+      for (const h of HOSTILE_FLAGS)
+        runs.push([['create', victim + h, '--visibility-timeout', h], 2], [['create', victim + h, '--max-retries', h], 2]);
     await inParallel(3, runs, async ([args, code]) => {
       const r = await runRaw([...args, ...c]);
       expect(r.code, `smq ${args.join(' ')}: ${r.stderr.toString()}`).toBe(code);
@@ -684,7 +785,9 @@ describe.each(KINDS)('SQL injection (%s)', (kind) => {
         ok(await runRaw(['delete', h, String(got?.['id']), '--yes', ...c]), 'delete');
         ok(await runRaw(['send', h, 'again', ...c]), 'send');
         expect(JSON.parse(ok(await runRaw(['purge', h, '--yes', '--json', ...c]), 'purge').stdout.toString())).toMatchObject({ purged: 1 });
-        const names = (JSON.parse(ok(await runRaw(['queues', '--json', ...c]), 'queues').stdout.toString()) as { name: string }[]).map((x) => x.name);
+        const names = (JSON.parse(ok(await runRaw(['queues', '--json', ...c]), 'queues').stdout.toString()) as { name: string }[]).map(
+          (x) => x.name,
+        );
         expect(names).toContain(h);
         ok(await runRaw(['drop', h, '--yes', ...c]), 'drop');
       }
@@ -771,55 +874,75 @@ describe.each(KINDS)('SQL injection (%s)', (kind) => {
     expect(await snapshot(kind)).toEqual(before);
   }, 120_000);
 
-  test.runIf(kind === 'pgmq')("pgmq: hostile names another client created (smq's compat SQL and every statement smq builds from a name)", async () => {
-    const before = await snapshot(kind);
-    // The compat schema refuses what pgmq refuses ($ ; -- '); the rest are legal pgmq names
-    // that smq itself would not create, yet lists and reads safely.
-    const legal = HOSTILE.filter((h) => !/[$;']|--/.test(h));
-    expect(legal.length).toBeGreaterThanOrEqual(6);
-    await withPg(async (client) => {
-      for (const h of HOSTILE.filter((x) => !legal.includes(x))) {
-        await expect(client.query('SELECT pgmq.create($1)', [h])).rejects.toThrow(/invalid queue name/);
-      }
-      for (const h of legal) {
-        await client.query('SELECT pgmq.create($1)', [h]);
-        await client.query('SELECT * FROM pgmq.send($1, $2::jsonb, $3::jsonb)', [h, JSON.stringify({ h }), JSON.stringify({ [h]: h })]);
-      }
-      // smq queues lists them, counted (format('%I') and regclass on the server side).
-      const listed = JSON.parse(ok(await runRaw(['queues', '--json', '--url', pgUrl]), 'queues').stdout.toString()) as { name: string; total: number }[];
-      for (const h of legal) expect(listed.find((x) => x.name === h), h).toMatchObject({ total: 1 });
+  test.runIf(kind === 'pgmq')(
+    "pgmq: hostile names another client created (smq's compat SQL and every statement smq builds from a name)",
+    async () => {
+      const before = await snapshot(kind);
+      // The compat schema refuses what pgmq refuses ($ ; -- '); the rest are legal pgmq names
+      // that smq itself would not create, yet lists and reads safely.
+      const legal = HOSTILE.filter((h) => !/[$;']|--/.test(h));
+      expect(legal.length).toBeGreaterThanOrEqual(6);
+      await withPg(async (client) => {
+        for (const h of HOSTILE.filter((x) => !legal.includes(x))) {
+          await expect(client.query('SELECT pgmq.create($1)', [h])).rejects.toThrow(/invalid queue name/);
+        }
+        for (const h of legal) {
+          await client.query('SELECT pgmq.create($1)', [h]);
+          await client.query('SELECT * FROM pgmq.send($1, $2::jsonb, $3::jsonb)', [h, JSON.stringify({ h }), JSON.stringify({ [h]: h })]);
+        }
+        // smq queues lists them, counted (format('%I') and regclass on the server side).
+        const listed = JSON.parse(ok(await runRaw(['queues', '--json', '--url', pgUrl]), 'queues').stdout.toString()) as {
+          name: string;
+          total: number;
+        }[];
+        for (const h of legal)
+          expect(
+            listed.find((x) => x.name === h),
+            h,
+          ).toMatchObject({ total: 1 });
 
-      // Every statement the backend builds around a name, run with these names.
-      const cols: pgSql.Columns = { headers: true, lastReadAt: true };
-      for (const h of legal) {
-        const run = async (q: pgSql.Query) => (await client.query(q.text, q.values)).rows;
-        const [t] = await run(pgSql.queueTableQuery(h));
-        const rel = String(t?.['rel']);
-        expect(rel.startsWith('pgmq.')).toBe(true);
-        const catalog = await run(pgSql.queueCatalogQuery(h));
-        expect(catalog).toHaveLength(1);
-        const target = { qrel: String(catalog[0]?.['qrel']), arel: String(catalog[0]?.['arel']) };
-        expect(await run(pgSql.queueStatsQuery([{ ...target, estimate: false, estimateArchive: false }]))).toHaveLength(1);
-        expect(await run(pgSql.queueStatsQuery([{ ...target, estimate: true, estimateArchive: true }]))).toHaveLength(1); // the estimated branch
-        const peeked = await run(pgSql.peekQuery(rel, cols, { limit: 10, state: 'all' }));
-        expect(peeked).toHaveLength(1);
-        const msgId = BigInt(String(peeked[0]?.['msg_id']));
-        await client.query('BEGIN');
-        const picked = await run(pgSql.naiveSelectQuery(rel, 5));
-        expect(await run(pgSql.naiveUpdateQuery(rel, picked.map((r) => BigInt(String(r['msg_id']))), 600, cols))).toHaveLength(1);
-        await client.query('ROLLBACK');
-        expect(await run(pgSql.readQuery(h, 600, 1, cols))).toHaveLength(1);
-        expect(await run(pgSql.setVisibilityQuery(h, [msgId], 0))).toHaveLength(1);
-        expect(await run(pgSql.sendQuery(h, '{"again": 1}', { [h]: h }, 0, cols))).toHaveLength(1);
-        expect(await run(pgSql.sendBatchQuery(h, ['{}', '{}'], [{ [h]: h }, undefined], 0, cols))).toHaveLength(2);
-        await client.query('SELECT * FROM pgmq.archive($1, $2::bigint)', [h, msgId]);
-        await client.query('SELECT * FROM pgmq.metrics($1)', [h]);
-        await client.query('SELECT pgmq.purge_queue($1)', [h]);
-        await client.query('SELECT pgmq.drop_queue($1)', [h]);
-      }
-    });
-    expect(await snapshot(kind)).toEqual(before);
-  }, 120_000);
+        // Every statement the backend builds around a name, run with these names.
+        const cols: pgSql.Columns = { headers: true, lastReadAt: true };
+        for (const h of legal) {
+          const run = async (q: pgSql.Query) => (await client.query(q.text, q.values)).rows;
+          const [t] = await run(pgSql.queueTableQuery(h));
+          const rel = String(t?.['rel']);
+          expect(rel.startsWith('pgmq.')).toBe(true);
+          const catalog = await run(pgSql.queueCatalogQuery(h));
+          expect(catalog).toHaveLength(1);
+          const target = { qrel: String(catalog[0]?.['qrel']), arel: String(catalog[0]?.['arel']) };
+          expect(await run(pgSql.queueStatsQuery([{ ...target, estimate: false, estimateArchive: false }]))).toHaveLength(1);
+          expect(await run(pgSql.queueStatsQuery([{ ...target, estimate: true, estimateArchive: true }]))).toHaveLength(1); // the estimated branch
+          const peeked = await run(pgSql.peekQuery(rel, cols, { limit: 10, state: 'all' }));
+          expect(peeked).toHaveLength(1);
+          const msgId = BigInt(String(peeked[0]?.['msg_id']));
+          await client.query('BEGIN');
+          const picked = await run(pgSql.naiveSelectQuery(rel, 5));
+          expect(
+            await run(
+              pgSql.naiveUpdateQuery(
+                rel,
+                picked.map((r) => BigInt(String(r['msg_id']))),
+                600,
+                cols,
+              ),
+            ),
+          ).toHaveLength(1);
+          await client.query('ROLLBACK');
+          expect(await run(pgSql.readQuery(h, 600, 1, cols))).toHaveLength(1);
+          expect(await run(pgSql.setVisibilityQuery(h, [msgId], 0))).toHaveLength(1);
+          expect(await run(pgSql.sendQuery(h, '{"again": 1}', { [h]: h }, 0, cols))).toHaveLength(1);
+          expect(await run(pgSql.sendBatchQuery(h, ['{}', '{}'], [{ [h]: h }, undefined], 0, cols))).toHaveLength(2);
+          await client.query('SELECT * FROM pgmq.archive($1, $2::bigint)', [h, msgId]);
+          await client.query('SELECT * FROM pgmq.metrics($1)', [h]);
+          await client.query('SELECT pgmq.purge_queue($1)', [h]);
+          await client.query('SELECT pgmq.drop_queue($1)', [h]);
+        }
+      });
+      expect(await snapshot(kind)).toEqual(before);
+    },
+    120_000,
+  );
 });
 
 // ---- passwords ----------------------------------------------------------------------------
@@ -879,7 +1002,10 @@ describe('passwords never appear in output (pgmq)', () => {
     { args: ['drop', q, '--yes'] },
   ];
 
-  type Conn = (o?: { password?: string; port?: string | number; db?: string; host?: string }) => { args: string[]; env: Record<string, string> };
+  type Conn = (o?: { password?: string; port?: string | number; db?: string; host?: string }) => {
+    args: string[];
+    env: Record<string, string>;
+  };
   const ALL = new Set(COMMANDS('q').map((c) => c.args[0]!));
   const SOME = new Set(['init', 'queues', 'peek', 'send']);
   test.each([
@@ -889,7 +1015,10 @@ describe('passwords never appear in output (pgmq)', () => {
     [
       '?password= in the URL',
       SOME,
-      (o = {}) => ({ args: ['--url', `postgres://${role}@${o.host ?? host}:${o.port ?? port}/${o.db ?? db}?password=${enc(o.password ?? PASSWORD)}`], env: {} }),
+      (o = {}) => ({
+        args: ['--url', `postgres://${role}@${o.host ?? host}:${o.port ?? port}/${o.db ?? db}?password=${enc(o.password ?? PASSWORD)}`],
+        env: {},
+      }),
     ],
   ] as [string, Set<string>, Conn][])(
     'password given by %s: success with --json, and every failure',
@@ -910,7 +1039,11 @@ describe('passwords never appear in output (pgmq)', () => {
         }
       }
       // Errors after connecting: queue not found, a refused write.
-      for (const args of [['peek', 'no_such_queue'], ['send', 'no_such_queue', '{}'], ['purge', 'no_such_queue', '--yes', '--read-only']]) {
+      for (const args of [
+        ['peek', 'no_such_queue'],
+        ['send', 'no_such_queue', '{}'],
+        ['purge', 'no_such_queue', '--yes', '--read-only'],
+      ]) {
         const { args: a, env: e } = conn();
         const r = await runRaw([...args, ...a], { env: e });
         expect(r.code).not.toBe(0);

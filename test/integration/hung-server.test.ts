@@ -120,7 +120,12 @@ describe('a call that never answers', () => {
       try {
         await backend.queueStats(QUEUE); // connected and warm
         const started = Date.now();
-        const error = await frozen(() => backend.receive(QUEUE, { qty: 1, vtSec: 0 }).then(() => undefined, (e: unknown) => e));
+        const error = await frozen(() =>
+          backend.receive(QUEUE, { qty: 1, vtSec: 0 }).then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+        );
         expect(isCallTimeout(error), `${dedicated}: ${String(error)}`).toBe(true);
         expect(Date.now() - started).toBeLessThan(1_500 + 3_000);
         // The server answers again: so does the same backend.
@@ -174,7 +179,10 @@ test('SQLite: a file locked by another program holds a call no longer than --tim
 describe.skipIf(!tmuxAvailable())('smq top on a hung server', () => {
   test('shows the unreachable banner within the timeout, and q ends the process', async () => {
     // Wide enough for the whole banner line.
-    const session = TmuxSession.start({ command: [process.execPath, BIN, 'top', '--url', server.url, '--interval', '0.5', '--timeout', '2s'], width: 250 });
+    const session = TmuxSession.start({
+      command: [process.execPath, BIN, 'top', '--url', server.url, '--interval', '0.5', '--timeout', '2s'],
+      width: 250,
+    });
     try {
       await session.waitFor(new RegExp(`${QUEUE}\\s+1\\s`), 20_000);
       await frozen(async () => {
@@ -192,7 +200,9 @@ describe.skipIf(!tmuxAvailable())('smq top on a hung server', () => {
   }, 60_000);
 
   test('Ctrl-C ends it as well while a refresh is waiting for an answer', async () => {
-    const session = TmuxSession.start({ command: [process.execPath, BIN, 'top', '--url', server.url, '--interval', '0.5', '--timeout', '60s'] });
+    const session = TmuxSession.start({
+      command: [process.execPath, BIN, 'top', '--url', server.url, '--interval', '0.5', '--timeout', '60s'],
+    });
     try {
       await session.waitFor(new RegExp(`${QUEUE}\\s+1\\s`), 20_000);
       await frozen(async () => {

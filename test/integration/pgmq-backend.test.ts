@@ -199,7 +199,16 @@ describe('with a queue', () => {
     const names = Array.from({ length: 130 }, (_, i) => `chunk_${i}_${uniqueQueue('c')}`);
     for (const n of names) await b.createQueue(n);
     try {
-      await Promise.all(names.map((n, i) => (i % 7 === 0 ? Promise.resolve([]) : b.sendBatch(n, Array.from({ length: i % 5 }, () => ({ body: '{}' }))))));
+      await Promise.all(
+        names.map((n, i) =>
+          i % 7 === 0
+            ? Promise.resolve([])
+            : b.sendBatch(
+                n,
+                Array.from({ length: i % 5 }, () => ({ body: '{}' })),
+              ),
+        ),
+      );
       const list = new Map((await b.listQueues()).map((s) => [s.name, s]));
       names.forEach((n, i) => expect(list.get(n)?.total, n).toBe(i % 7 === 0 ? 0 : i % 5));
     } finally {
@@ -212,7 +221,10 @@ describe('with a queue', () => {
     await b.createQueue(racy);
     const receivers = await Promise.all([1, 2, 3, 4].map(() => openPgmqBackend(url(), { poolSize: 1 })));
     try {
-      await b.sendBatch(racy, Array.from({ length: 40 }, (_, i) => ({ body: `{"i": ${i}}` })));
+      await b.sendBatch(
+        racy,
+        Array.from({ length: 40 }, (_, i) => ({ body: `{"i": ${i}}` })),
+      );
       const got = await Promise.all(receivers.map((r) => r.receive(racy, { qty: 5, vtSec: 300, dequeue: 'naive', naivePauseMs: 100 })));
       const ids = got.flat().map((m) => m.id);
       expect(new Set(ids).size).toBeLessThan(ids.length);

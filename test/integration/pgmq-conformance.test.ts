@@ -122,8 +122,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
   let pool: pg.Pool;
   const created: string[] = [];
 
-  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-    pool.query<R>(sql, params);
+  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) => pool.query<R>(sql, params);
 
   // pgmq returns the rows of read, pop, and the array forms of delete and archive in the
   // order its UPDATE/DELETE ... RETURNING yields them, which is no set order; smq's schema
@@ -154,9 +153,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
     ).rows[0];
 
   const tableCount = async () =>
-    Number(
-      (await query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'pgmq'")).rows[0]!.n,
-    );
+    Number((await query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'pgmq'")).rows[0]!.n);
   const metaCount = async () => Number((await query<{ n: string }>('SELECT count(*) AS n FROM pgmq.meta')).rows[0]!.n);
 
   beforeAll(() => {
@@ -198,14 +195,13 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
       expect(live[0]).toMatchObject({ is_identity: 'YES', identity_generation: 'ALWAYS' });
 
       const archive = await cols(`a_${name}`);
-      expect(archive.map((c) => c.column_name).sort()).toEqual(
-        [...live.map((c) => c.column_name), 'archived_at'].sort(),
-      );
+      expect(archive.map((c) => c.column_name).sort()).toEqual([...live.map((c) => c.column_name), 'archived_at'].sort());
       expect(archive.find((c) => c.column_name === 'archived_at')?.data_type).toBe('timestamp with time zone');
 
       const indexes = async (table: string) =>
-        (await query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = 'pgmq' AND tablename = $1", [table]))
-          .rows.map((r) => r.indexdef);
+        (
+          await query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = 'pgmq' AND tablename = $1", [table])
+        ).rows.map((r) => r.indexdef);
       expect((await indexes(`q_${name}`)).some((d) => /\(vt\)/.test(d))).toBe(true);
       expect((await indexes(`a_${name}`)).some((d) => /\(archived_at\)/.test(d))).toBe(true);
     });
@@ -216,7 +212,9 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
       created.push(name);
       const tables = await query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`pgmq.q_${name.toLowerCase()}`]);
       expect(tables.rows[0]!.t).not.toBeNull();
-      const listed = await query<{ queue_name: string }>('SELECT queue_name FROM pgmq.list_queues() WHERE lower(queue_name) = lower($1)', [name]);
+      const listed = await query<{ queue_name: string }>('SELECT queue_name FROM pgmq.list_queues() WHERE lower(queue_name) = lower($1)', [
+        name,
+      ]);
       expect(listed.rows.map((r) => r.queue_name)).toEqual([name]);
       const id = await send(name);
       expect(ids(await read(name, 30, 1))).toEqual([id]);
@@ -226,10 +224,9 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
       const name = uniqueName('cfu');
       await query('SELECT pgmq.create_unlogged($1)', [name]);
       created.push(name);
-      const persistence = await query<{ relpersistence: string }>(
-        "SELECT relpersistence FROM pg_class WHERE oid = to_regclass($1)",
-        [`pgmq.q_${name}`],
-      );
+      const persistence = await query<{ relpersistence: string }>('SELECT relpersistence FROM pg_class WHERE oid = to_regclass($1)', [
+        `pgmq.q_${name}`,
+      ]);
       expect(persistence.rows[0]?.relpersistence).toBe('u');
       const row = (await query('SELECT * FROM pgmq.list_queues() WHERE queue_name = $1', [name])).rows[0];
       expect(row).toMatchObject({ queue_name: name, is_unlogged: true, is_partitioned: false });
@@ -288,10 +285,10 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
       const r = await query('SELECT pgmq.drop_queue($1)', [name]);
       expect(columns(r)).toEqual([['drop_queue', OID.bool]]);
       expect(r.rows[0]!['drop_queue']).toBe(true);
-      const left = await query<{ q: string | null; a: string | null }>(
-        'SELECT to_regclass($1)::text AS q, to_regclass($2)::text AS a',
-        [`pgmq.q_${name}`, `pgmq.a_${name}`],
-      );
+      const left = await query<{ q: string | null; a: string | null }>('SELECT to_regclass($1)::text AS q, to_regclass($2)::text AS a', [
+        `pgmq.q_${name}`,
+        `pgmq.a_${name}`,
+      ]);
       expect(left.rows[0]).toEqual({ q: null, a: null });
       expect((await query('SELECT 1 FROM pgmq.meta WHERE queue_name = $1', [name])).rowCount).toBe(0);
       expect((await query('SELECT pgmq.drop_queue($1) AS d', [name])).rows[0]!['d']).toBe(false);
@@ -305,10 +302,9 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
       expect(columns(sent)).toEqual([['send', OID.int8]]);
       const id = BigInt(sent.rows[0]!['send'] as string);
 
-      const r = await query<MessageRow & { db_now: Date }>(
-        'SELECT m.*, clock_timestamp() AS db_now FROM pgmq.read($1, 30, 1) AS m',
-        [name],
-      );
+      const r = await query<MessageRow & { db_now: Date }>('SELECT m.*, clock_timestamp() AS db_now FROM pgmq.read($1, 30, 1) AS m', [
+        name,
+      ]);
       expect(columns(r).slice(0, 7)).toEqual(MESSAGE_RECORD);
       expect(r.rows).toHaveLength(1);
       const m = r.rows[0]!;
@@ -393,8 +389,13 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
       );
       expect((await liveRow(name, later))?.vt.getTime()).toBe(at.getTime());
       const past = BigInt(
-        (await query<{ send: string }>('SELECT * FROM pgmq.send($1, $2::jsonb, $3::timestamptz)', [name, '{}', new Date(Date.now() - 60_000)]))
-          .rows[0]!.send,
+        (
+          await query<{ send: string }>('SELECT * FROM pgmq.send($1, $2::jsonb, $3::timestamptz)', [
+            name,
+            '{}',
+            new Date(Date.now() - 60_000),
+          ])
+        ).rows[0]!.send,
       );
       expect(ids(await read(name, 30, 10))).toEqual([past]);
     });
@@ -462,10 +463,12 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
         ['{"d":1}', '{"d":2}'],
         60,
       ]);
-      const both = await query<{ send_batch: string }>(
-        'SELECT * FROM pgmq.send_batch($1, $2::jsonb[], $3::jsonb[], $4::integer)',
-        [name, ['{"d":3}'], ['{"h":3}'], 60],
-      );
+      const both = await query<{ send_batch: string }>('SELECT * FROM pgmq.send_batch($1, $2::jsonb[], $3::jsonb[], $4::integer)', [
+        name,
+        ['{"d":3}'],
+        ['{"h":3}'],
+        60,
+      ]);
       const at = new Date('2100-06-01T00:00:00Z');
       const stamped = await query<{ send_batch: string }>('SELECT * FROM pgmq.send_batch($1, $2::jsonb[], $3::timestamptz)', [
         name,
@@ -483,9 +486,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
     // pgmq checks this from 1.11 on; smq's schema always does.
     test.runIf(target.compat)('send_batch rejects a headers array of another length, sending nothing', async () => {
       const name = await newQueue();
-      const e = await failure(
-        query('SELECT * FROM pgmq.send_batch($1, $2::jsonb[], $3::jsonb[])', [name, ['{}', '{}'], ['{}']]),
-      );
+      const e = await failure(query('SELECT * FROM pgmq.send_batch($1, $2::jsonb[], $3::jsonb[])', [name, ['{}', '{}'], ['{}']]));
       expect(e.code).toBe('22023');
       expect((await query(`SELECT 1 FROM pgmq.q_${name}`)).rowCount).toBe(0);
     });
@@ -515,10 +516,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
         const polling = poller.query<MessageRow>('SELECT * FROM pgmq.read_with_poll($1, 30, 5, 20, 50)', [name]);
         // Wait until the poller is really inside its sleep loop, then send.
         for (;;) {
-          const s = await query<{ wait_event: string | null }>(
-            'SELECT wait_event FROM pg_stat_activity WHERE pid = $1',
-            [pid],
-          );
+          const s = await query<{ wait_event: string | null }>('SELECT wait_event FROM pg_stat_activity WHERE pid = $1', [pid]);
           if (s.rows[0]?.wait_event === 'PgSleep') break;
           if (Date.now() - started > 10_000) throw new Error('the poller never started polling');
           await new Promise((resolve) => setTimeout(resolve, 5));
@@ -563,8 +561,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
     test('archive moves the row to a_ with archived_at; single and array forms', async () => {
       const name = await newQueue();
       const a = BigInt(
-        (await query<{ send: string }>('SELECT * FROM pgmq.send($1, $2::jsonb, $3::jsonb)', [name, '{"a":1}', '{"h":"x"}'])).rows[0]!
-          .send,
+        (await query<{ send: string }>('SELECT * FROM pgmq.send($1, $2::jsonb, $3::jsonb)', [name, '{"a":1}', '{"h":"x"}'])).rows[0]!.send,
       );
       await read(name, 0, 1); // read_ct 1, last_read_at set: both must travel to the archive
       const b = await send(name, { b: 2 });
@@ -694,10 +691,10 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
         0,
       ]);
       await query('SELECT * FROM pgmq.read(queue_name => $1, vt => 0, qty => 1, conditional => $2::jsonb)', [name, '{}']);
-      await query('SELECT * FROM pgmq.read_with_poll(queue_name => $1, vt => 0, qty => 1, max_poll_seconds => 1, poll_interval_ms => 10, conditional => $2::jsonb)', [
-        name,
-        '{}',
-      ]);
+      await query(
+        'SELECT * FROM pgmq.read_with_poll(queue_name => $1, vt => 0, qty => 1, max_poll_seconds => 1, poll_interval_ms => 10, conditional => $2::jsonb)',
+        [name, '{}'],
+      );
       await query('SELECT * FROM pgmq.set_vt(queue_name => $1, msg_id => $2::bigint, vt => 0)', [name, id]);
       await query('SELECT * FROM pgmq.pop(queue_name => $1, qty => 1)', [name]);
       await query('SELECT pgmq.delete(queue_name => $1, msg_id => $2::bigint)', [name, id]);
@@ -813,9 +810,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
         expect(duplicates(all)).toEqual([]);
         expect(new Set(all).size).toBe(MESSAGES);
         // A double claim would also show as read_ct 2.
-        const counts = await query<{ read_ct: number; n: string }>(
-          `SELECT read_ct, count(*) AS n FROM pgmq.q_${name} GROUP BY read_ct`,
-        );
+        const counts = await query<{ read_ct: number; n: string }>(`SELECT read_ct, count(*) AS n FROM pgmq.q_${name} GROUP BY read_ct`);
         expect(counts.rows.map((r) => [r.read_ct, Number(r.n)])).toEqual([[1, MESSAGES]]);
         // More than one reader got work, so the readers really overlapped.
         expect(perReader.filter((g) => g.length > 0).length).toBeGreaterThan(1);

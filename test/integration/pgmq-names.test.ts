@@ -74,7 +74,10 @@ describe.each(targets)('%s', (_label, makeUrl) => {
       await sql(url, 'SELECT pgmq.create($1)', [name]);
       await backend.send(name, { body: '{"n":1}' });
       expect((await backend.peek(name, { limit: 5 })).length, name).toBe(1);
-      expect((await backend.listQueues()).find((q) => q.name === name), name).toMatchObject({ total: 1 });
+      expect(
+        (await backend.listQueues()).find((q) => q.name === name),
+        name,
+      ).toMatchObject({ total: 1 });
       await backend.dropQueue(name);
       // And made by smq.
       expect(await backend.createQueue(name), name).toBe(true);
@@ -124,7 +127,12 @@ describe('the command line, one rule for every command (compat schema)', () => {
 
   test('नमस्ते and คิว: create, send, peek, drop', async () => {
     for (const name of [`नमस्ते_${suffix()}`, `คิว_${suffix()}`]) {
-      for (const args of [['create', name], ['send', name, '{}'], ['peek', name], ['drop', name, '--yes']]) {
+      for (const args of [
+        ['create', name],
+        ['send', name, '{}'],
+        ['peek', name],
+        ['drop', name, '--yes'],
+      ]) {
         const r = await runCli([...args, '--url', url]);
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       }

@@ -106,7 +106,10 @@ test('a call in flight when the connection dies fails at once as a lost connecti
 test('a transaction holds the connection: the naive dequeue runs on it, other calls wait', async () => {
   await open();
   for (let i = 0; i < 5; i++) await b.send(q, { body: JSON.stringify({ i }) });
-  const [got, sent] = await Promise.all([b.receive(q, { qty: 5, vtSec: 30, dequeue: 'naive', naivePauseMs: 100 }), b.send(q, { body: '{"late":true}' })]);
+  const [got, sent] = await Promise.all([
+    b.receive(q, { qty: 5, vtSec: 30, dequeue: 'naive', naivePauseMs: 100 }),
+    b.send(q, { body: '{"late":true}' }),
+  ]);
   expect(got.map((m) => JSON.parse(m.body).i)).toEqual([0, 1, 2, 3, 4]);
   expect(sent).toBeTypeOf('bigint');
   expect((await b.queueStats(q)).total).toBe(6);
@@ -154,7 +157,7 @@ const failure = (p: Promise<unknown>) =>
     (err: unknown) => err,
   );
 
-test("a transaction whose connection is lost fails; its later statements never run outside it on a new connection", async () => {
+test('a transaction whose connection is lost fails; its later statements never run outside it on a new connection', async () => {
   await open();
   const client = await wire.connect();
   await client.query('BEGIN');

@@ -53,7 +53,9 @@ afterAll(async () => {
 });
 
 async function pgRows(q: string): Promise<{ id: string; body: string }[]> {
-  const r = await pgClient.query<{ id: string; body: string }>(`SELECT msg_id::text AS id, message::text AS body FROM pgmq.${pg.escapeIdentifier(`q_${q}`)} ORDER BY msg_id`);
+  const r = await pgClient.query<{ id: string; body: string }>(
+    `SELECT msg_id::text AS id, message::text AS body FROM pgmq.${pg.escapeIdentifier(`q_${q}`)} ORDER BY msg_id`,
+  );
   return r.rows;
 }
 
@@ -99,10 +101,18 @@ describe('the screen that spares sure bodies the server check (pgmq)', () => {
   test('whatever it is sure of, the server takes as jsonb', async () => {
     const deep = fc.integer({ min: 1, max: SURE_DEPTH + 5 }).map((n) => '['.repeat(n) + ']'.repeat(n));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.json(), fc.string().map((t) => JSON.stringify(t)), deep, fc.double().map(String)), async (text) => {
-        if (!screenBody(text).sure) return;
-        await pgClient.query('SELECT $1::jsonb', [text]);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.json(),
+          fc.string().map((t) => JSON.stringify(t)),
+          deep,
+          fc.double().map(String),
+        ),
+        async (text) => {
+          if (!screenBody(text).sure) return;
+          await pgClient.query('SELECT $1::jsonb', [text]);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -148,7 +158,9 @@ describe('a send that fails half way (pgmq, a server of its own)', () => {
     const c = new pg.Client({ connectionString: server.url });
     await c.connect();
     try {
-      const r = await c.query<{ id: string; body: string }>(`SELECT msg_id::text AS id, message::text AS body FROM pgmq.${pg.escapeIdentifier(`q_${q}`)} ORDER BY msg_id`);
+      const r = await c.query<{ id: string; body: string }>(
+        `SELECT msg_id::text AS id, message::text AS body FROM pgmq.${pg.escapeIdentifier(`q_${q}`)} ORDER BY msg_id`,
+      );
       return r.rows;
     } finally {
       await c.end();
@@ -222,7 +234,10 @@ describe('a send that fails half way (pgmq, a server of its own)', () => {
     }
     const err = oneLine(r);
     expect(r.code, err).toBe(1);
-    const m = /no answer from .* within 2 s; sent (\d+) of 100000 messages.*; lines (\d+)-(\d+) got no answer and may be stored too.*resume with --skip (\d+), or with --skip (\d+) if 'smq peek' shows/.exec(err);
+    const m =
+      /no answer from .* within 2 s; sent (\d+) of 100000 messages.*; lines (\d+)-(\d+) got no answer and may be stored too.*resume with --skip (\d+), or with --skip (\d+) if 'smq peek' shows/.exec(
+        err,
+      );
     expect(m, err).not.toBeNull();
     const [sent, first, last, skipIfNot, skipIfStored] = m!.slice(1).map(Number) as [number, number, number, number, number];
     expect(first).toBe(sent + 1);
@@ -308,7 +323,10 @@ describe('a send that fails half way (SmoothMQ SQLite file)', () => {
       expect(stored).toHaveLength(1000);
       expect(new Set(idsOf(r))).toEqual(new Set(stored));
 
-      const atomic = await runCli(['send', q, '--sqlite', path, '--atomic', '--skip', '1000'], { input: lines(1, 5000), timeoutMs: 60_000 });
+      const atomic = await runCli(['send', q, '--sqlite', path, '--atomic', '--skip', '1000'], {
+        input: lines(1, 5000),
+        timeoutMs: 60_000,
+      });
       expect(atomic.code, atomic.stderr).toBe(1);
       expect(oneLine(atomic)).toMatch(/nothing was sent/);
       expect(atomic.stdout).toBe('');

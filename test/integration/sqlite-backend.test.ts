@@ -112,7 +112,7 @@ describe('creating and opening files', () => {
     const { file, backend } = await fresh();
     await backend.close();
     raw(file, (db) => {
-      const sql = db.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").pluck().all();
+      const sql = db.prepare('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid').pluck().all();
       expect(sql).toEqual(EXPECTED_STATEMENTS);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('auto_vacuum', { simple: true })).toBe(1n); // 1 = full
@@ -174,7 +174,9 @@ describe('creating and opening files', () => {
     const file = freshPath();
     fs.writeFileSync(file, '');
     raw(file, (db) => {
-      db.exec('CREATE TABLE queues (id integer, tenant_id integer, name text, rate_limit real, max_retries integer, visibility_timeout integer)');
+      db.exec(
+        'CREATE TABLE queues (id integer, tenant_id integer, name text, rate_limit real, max_retries integer, visibility_timeout integer)',
+      );
       db.exec('CREATE TABLE messages (id integer, tenant_id integer, queue_id integer, deliver_at integer, message text)');
       db.exec('CREATE TABLE kvs (tenant_id integer, queue_id integer, message_id integer, k text, v text)');
     });
@@ -202,7 +204,13 @@ describe('creating and opening files', () => {
     const { file, backend } = await fresh();
     const info = await backend.info();
     // fresh() creates the file: this open made the schema.
-    expect(info).toEqual({ backend: 'sqlite', serverVersion: expect.stringMatching(/^SQLite \d+\.\d+/), schema: 'SmoothMQ', location: file, schemaCreated: true });
+    expect(info).toEqual({
+      backend: 'sqlite',
+      serverVersion: expect.stringMatching(/^SQLite \d+\.\d+/),
+      schema: 'SmoothMQ',
+      location: file,
+      schemaCreated: true,
+    });
     expect(backend.kind).toBe('sqlite');
     expect(backend.capabilities).toEqual({
       archive: false,
@@ -252,7 +260,7 @@ describe('queues', () => {
 
   it('stores names that look like SQL as plain data', async () => {
     const { backend } = await fresh();
-    const names = ["x; drop table queues", "it's", 'a"b', '$1', 'a -- b'];
+    const names = ['x; drop table queues', "it's", 'a"b', '$1', 'a -- b'];
     for (const n of names) expect(await backend.createQueue(n)).toBe(true);
     for (const n of names) await backend.send(n, { body: n });
     expect((await backend.listQueues()).map((q) => q.name).sort()).toEqual([...names].sort());
@@ -487,7 +495,10 @@ describe('messages', () => {
   it('receives the longest-visible first (a batch in id order), at most qty, and validates its options', async () => {
     const { backend } = await fresh();
     await backend.createQueue('q');
-    const ids = await backend.sendBatch('q', Array.from({ length: 7 }, (_, i) => ({ body: String(i) })));
+    const ids = await backend.sendBatch(
+      'q',
+      Array.from({ length: 7 }, (_, i) => ({ body: String(i) })),
+    );
     expect((await backend.receive('q', { qty: 3 })).map((m) => m.id)).toEqual(ids.slice(0, 3));
     expect((await backend.receive('q', { qty: 3 })).map((m) => m.body)).toEqual(['3', '4', '5']);
     expect((await backend.receive('q', { qty: 3 })).map((m) => m.body)).toEqual(['6']);
@@ -502,7 +513,10 @@ describe('messages', () => {
     await backend.createQueue('paused', { rateLimit: 0 });
     await backend.createQueue('slow', { rateLimit: 2 });
     await backend.send('paused', { body: 'x' });
-    await backend.sendBatch('slow', Array.from({ length: 6 }, (_, i) => ({ body: String(i) })));
+    await backend.sendBatch(
+      'slow',
+      Array.from({ length: 6 }, (_, i) => ({ body: String(i) })),
+    );
     expect(await backend.receive('paused', { qty: 5 })).toEqual([]);
     await startOfSecond();
     expect(await backend.receive('slow', { qty: 5 })).toHaveLength(2);
@@ -532,11 +546,7 @@ describe('peek', () => {
     await backend.receive('q', { qty: 1, vtSec: 0 }); // tries 1 = max 1, visible: failed
     const [inflightId] = await backend.sendBatch('q', [{ body: 'in flight' }]);
     await backend.receive('q', { qty: 1, vtSec: 300 });
-    const readyIds = await backend.sendBatch('q', [
-      { body: 'ready 1', headers: { b: '2' } },
-      { body: 'ready 2' },
-      { body: 'ready 3' },
-    ]);
+    const readyIds = await backend.sendBatch('q', [{ body: 'ready 1', headers: { b: '2' } }, { body: 'ready 2' }, { body: 'ready 3' }]);
     const [delayedId] = await backend.sendBatch('q', [{ body: 'delayed', delaySec: 300 }]);
     return { file, backend, failedId: failedId!, inflightId: inflightId!, readyIds, delayedId: delayedId! };
   }
@@ -717,7 +727,10 @@ describe('concurrency', () => {
   async function seed(count: number): Promise<{ file: string; ids: bigint[] }> {
     const { file, backend } = await fresh();
     await backend.createQueue('work');
-    const ids = await backend.sendBatch('work', Array.from({ length: count }, (_, i) => ({ body: `job ${i}` })));
+    const ids = await backend.sendBatch(
+      'work',
+      Array.from({ length: count }, (_, i) => ({ body: `job ${i}` })),
+    );
     await backend.close();
     return { file, ids };
   }

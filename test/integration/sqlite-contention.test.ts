@@ -206,7 +206,10 @@ describe('SQLite contention: smq beside other writers on one WAL file', () => {
       'smq runs that failed or wrote to stderr',
     ).toEqual([]);
     for (const r of runs) expect(r.result.stdout + r.result.stderr).not.toMatch(/SQLITE_BUSY|database is locked|locked/i);
-    expect(peerResults.flatMap((p) => p.errors), 'errors seen by the backend in the other process').toEqual([]);
+    expect(
+      peerResults.flatMap((p) => p.errors),
+      'errors seen by the backend in the other process',
+    ).toEqual([]);
 
     // They really overlapped: several smq runs of each kind, and both peers worked.
     expect(runs.filter((r) => r.args[0] === 'send').length).toBeGreaterThanOrEqual(4);
@@ -244,7 +247,13 @@ describe('SQLite contention: smq beside other writers on one WAL file', () => {
     // Another program takes the write lock and keeps it past smq's busy timeout (5 s).
     const holder = fork(
       join(dir, 'hold.mjs'),
-      [JSON.stringify({ sqliteUrl: pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href, path: file, holdMs: 8000 })],
+      [
+        JSON.stringify({
+          sqliteUrl: pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href,
+          path: file,
+          holdMs: 8000,
+        }),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
     );
     try {
@@ -255,7 +264,7 @@ describe('SQLite contention: smq beside other writers on one WAL file', () => {
       // Readers are not blocked by a writer in WAL mode.
       const peek = await smq(['peek', QUEUE, '--limit', '1']);
       expect(peek.code, peek.stderr).toBe(0);
-      expect(peek.ms, "a peek that waited for the lock would take the 5 s busy timeout").toBeLessThan(4500);
+      expect(peek.ms, 'a peek that waited for the lock would take the 5 s busy timeout').toBeLessThan(4500);
 
       const send = await smq(['send', QUEUE, 'blocked']);
       expect(send.code).toBe(1);

@@ -18,7 +18,18 @@ describe('smq tester', () => {
     const doc = parse(r.stdout); // the whole of stdout is one JSON document
     expect(doc['verdict']).toBe('clean');
     expect(Object.keys(doc['counts'])).toEqual(
-      expect.arrayContaining(['sent', 'received', 'acknowledged', 'ok', 'lost', 'doubleDequeued', 'redelivered', 'resurrected', 'unexpected', 'uncertain']),
+      expect.arrayContaining([
+        'sent',
+        'received',
+        'acknowledged',
+        'ok',
+        'lost',
+        'doubleDequeued',
+        'redelivered',
+        'resurrected',
+        'unexpected',
+        'uncertain',
+      ]),
     );
     expect(doc['counts']).toMatchObject({ sent: 400, received: 400, acknowledged: 400, ok: 400 });
     expect(Object.keys(doc['throughput'])).toEqual(expect.arrayContaining(['sendPerSec', 'receivePerSec']));
@@ -36,7 +47,21 @@ describe('smq tester', () => {
     const r = await runCli(
       // Enough batches and a wide select-to-update window that the race cannot miss, even
       // when a loaded machine schedules the receiver threads one after another for a while.
-      ['tester', '--senders', '2', '--receivers', '4', '--messages', '1000', '--batch', '10', '--dequeue', 'naive', '--naive-pause-ms', '50'],
+      [
+        'tester',
+        '--senders',
+        '2',
+        '--receivers',
+        '4',
+        '--messages',
+        '1000',
+        '--batch',
+        '10',
+        '--dequeue',
+        'naive',
+        '--naive-pause-ms',
+        '50',
+      ],
       { timeoutMs: 60_000 },
     );
     expect(r.code).toBe(4);
@@ -69,7 +94,14 @@ describe('smq tester', () => {
   test('--help lists the exit codes', async () => {
     const r = await runCli(['tester', '--help']);
     expect(r.code).toBe(0);
-    for (const line of [/^ +0 +clean/m, /^ +1 +could not run/m, /^ +2 +bad usage/m, /^ +4 +violations found/m, /^ +5 +--max-p99 missed/m, /^ +130 +interrupted/m]) {
+    for (const line of [
+      /^ +0 +clean/m,
+      /^ +1 +could not run/m,
+      /^ +2 +bad usage/m,
+      /^ +4 +violations found/m,
+      /^ +5 +--max-p99 missed/m,
+      /^ +130 +interrupted/m,
+    ]) {
       expect(r.stdout).toMatch(line);
     }
   });
@@ -103,7 +135,9 @@ describe('smq tester', () => {
 
   test('on Postgres the report states the isolation level read back from the server', async () => {
     const url = inject('pgUrl');
-    const r = await runCli(['tester', '--url', url, '--messages', '100', '--isolation', 'repeatable-read', '--json'], { timeoutMs: 60_000 });
+    const r = await runCli(['tester', '--url', url, '--messages', '100', '--isolation', 'repeatable-read', '--json'], {
+      timeoutMs: 60_000,
+    });
     expect(r.code).toBe(0);
     const doc = parse(r.stdout);
     expect(doc['environment']).toMatchObject({ backend: 'pgmq', isolation: 'repeatable read' });
@@ -111,7 +145,11 @@ describe('smq tester', () => {
   });
 
   test('Ctrl-C stops the senders, drains briefly, prints a partial report and exits 130', async () => {
-    const child = spawn(process.execPath, [BIN, 'tester', '--duration', '60s', '--json'], { cwd: REPO, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'tester', '--duration', '60s', '--json'], {
+      cwd: REPO,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

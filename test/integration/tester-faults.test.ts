@@ -73,7 +73,11 @@ interface ChildRun {
  * Runs `smq tester …` as a user would; once its progress shows messages going (a plain line
  * per second on stderr), calls trigger(child). Killed at the deadline: a hang fails the test.
  */
-function runTesterChild(args: readonly string[], trigger: ((pid: number) => void | Promise<void>) | undefined, options: { env?: Record<string, string>; deadlineMs: number }): Promise<ChildRun> {
+function runTesterChild(
+  args: readonly string[],
+  trigger: ((pid: number) => void | Promise<void>) | undefined,
+  options: { env?: Record<string, string>; deadlineMs: number },
+): Promise<ChildRun> {
   const started = Date.now();
   const child = spawn(process.execPath, [BIN, 'tester', '--url', server.url, ...args], {
     cwd: REPO,
@@ -175,7 +179,14 @@ describe('a receive whose answer is lost with its connection', () => {
     const { TesterRun } = await loadTester();
     const queue = freshQueue('lostanswer');
     const report = await new TesterRun(
-      baseConfig(target(), { queue, keep: true, messagesPerSender: 200, vtSec: 60, drainTimeoutMs: 1000, faults: { loseReceiveAnswerEvery: 4 } }),
+      baseConfig(target(), {
+        queue,
+        keep: true,
+        messagesPerSender: 200,
+        vtSec: 60,
+        drainTimeoutMs: 1000,
+        faults: { loseReceiveAnswerEvery: 4 },
+      }),
     ).run();
     expect(report.drain.timedOut).toBe(true);
     expect(report.counts.notDrained).toBeGreaterThan(0);
@@ -253,28 +264,40 @@ describe('signals during a run', () => {
   test.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('%s: stops within 2 s with a partial report marked interrupted, exit %i', async (signal, exitCode) => {
-    const queue = freshQueue(signal.toLowerCase());
-    const r = await runTesterChild(['--duration', '60s', '--rate', '500', '--queue', queue, '--json'], (pid) => void process.kill(pid, signal), {
-      deadlineMs: 30_000,
-    });
-    expect(r.code).toBe(exitCode);
-    expect(r.afterTriggerMs).toBeLessThan(2000);
-    const doc = parse(r.stdout);
-    expect(doc.interrupted).toBe(true);
-    expect(doc.interruptedBy).toBe(signal);
-    expect(doc.failure).toBeNull();
-    expect(doc.counts.sent).toBeGreaterThan(0);
-    expect(doc.counts.lost).toBe(0);
-    expect(doc.counts.doubleDequeued).toBe(0);
-    expect(r.stderr).toMatch(signal === 'SIGINT' ? /smq tester: interrupted: stopping senders/ : /smq tester: terminated: stopping senders/);
-    // What it did not drain is still in the queue, and the report says how much.
-    expect((await leftInQueue(queue)).length).toBe(doc.queue.messagesAfter);
-    await query('SELECT pgmq.drop_queue($1)', [queue]);
-  }, 40_000);
+  ] as const)(
+    '%s: stops within 2 s with a partial report marked interrupted, exit %i',
+    async (signal, exitCode) => {
+      const queue = freshQueue(signal.toLowerCase());
+      const r = await runTesterChild(
+        ['--duration', '60s', '--rate', '500', '--queue', queue, '--json'],
+        (pid) => void process.kill(pid, signal),
+        {
+          deadlineMs: 30_000,
+        },
+      );
+      expect(r.code).toBe(exitCode);
+      expect(r.afterTriggerMs).toBeLessThan(2000);
+      const doc = parse(r.stdout);
+      expect(doc.interrupted).toBe(true);
+      expect(doc.interruptedBy).toBe(signal);
+      expect(doc.failure).toBeNull();
+      expect(doc.counts.sent).toBeGreaterThan(0);
+      expect(doc.counts.lost).toBe(0);
+      expect(doc.counts.doubleDequeued).toBe(0);
+      expect(r.stderr).toMatch(
+        signal === 'SIGINT' ? /smq tester: interrupted: stopping senders/ : /smq tester: terminated: stopping senders/,
+      );
+      // What it did not drain is still in the queue, and the report says how much.
+      expect((await leftInQueue(queue)).length).toBe(doc.queue.messagesAfter);
+      await query('SELECT pgmq.drop_queue($1)', [queue]);
+    },
+    40_000,
+  );
 
   test('the text report names the signal', async () => {
-    const r = await runTesterChild(['--duration', '60s', '--rate', '500'], (pid) => void process.kill(pid, 'SIGTERM'), { deadlineMs: 30_000 });
+    const r = await runTesterChild(['--duration', '60s', '--rate', '500'], (pid) => void process.kill(pid, 'SIGTERM'), {
+      deadlineMs: 30_000,
+    });
     expect(r.code).toBe(143);
     expect(r.stdout).toMatch(/^smq tester — INTERRUPTED \(SIGTERM\), partial report/);
     expect(r.stdout).toMatch(/^verdict +interrupted$/m);
@@ -288,29 +311,35 @@ describe('a worker thread that crashes', () => {
     ['sender', 0, '2', 'sender 0'],
     ['receiver', 1, '1', 'the receiver thread of receivers 0,1'],
     ['sender', 0, '1', 'the sender thread of senders 0,1'],
-  ] as const)('a %s (index %i, --threads %s): the run stops, says which worker failed and why, exit 1', async (role, index, threads, name) => {
-    const crashWorker = { role, index, afterMessages: 100 };
-    const r = await runTesterChild(['--messages', '100000', '--rate', '1000', '--threads', threads, '--json'], undefined, {
-      env: { SMQ_TESTER_FAULTS: JSON.stringify({ crashWorker }) },
-      deadlineMs: 30_000,
-    });
-    expect(r.signal).toBeNull();
-    expect(r.code).toBe(1);
-    expect(r.totalMs).toBeLessThan(20_000);
-    const line = new RegExp(`^smq: tester stopped: ${name} crashed: injected crash after \\d+ messages \\(SMQ_TESTER_FAULTS crashWorker\\): the JSON report on stdout is partial$`);
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(line);
-    const doc = parse(r.stdout);
-    expect(doc.verdict).toBe('failed');
-    expect(doc.failure).toMatch(new RegExp(`^${name} crashed: injected crash`));
-    // A partial report, not a verdict: nothing is judged lost, and the dead sender's last,
-    // unreported sends are uncertain, not unexpected.
-    expect(doc.counts.lost).toBe(0);
-    expect(doc.counts.unexpected).toBe(0);
-    expect(doc.counts.doubleDequeued).toBe(0);
-    expect(doc.counts.sent).toBeGreaterThan(0);
-    // The fresh queue was still cleaned up.
-    expect(doc.queue.dropped).toBe(true);
-  }, 40_000);
+  ] as const)(
+    'a %s (index %i, --threads %s): the run stops, says which worker failed and why, exit 1',
+    async (role, index, threads, name) => {
+      const crashWorker = { role, index, afterMessages: 100 };
+      const r = await runTesterChild(['--messages', '100000', '--rate', '1000', '--threads', threads, '--json'], undefined, {
+        env: { SMQ_TESTER_FAULTS: JSON.stringify({ crashWorker }) },
+        deadlineMs: 30_000,
+      });
+      expect(r.signal).toBeNull();
+      expect(r.code).toBe(1);
+      expect(r.totalMs).toBeLessThan(20_000);
+      const line = new RegExp(
+        `^smq: tester stopped: ${name} crashed: injected crash after \\d+ messages \\(SMQ_TESTER_FAULTS crashWorker\\): the JSON report on stdout is partial$`,
+      );
+      expect(r.stderr.trim().split('\n').at(-1)).toMatch(line);
+      const doc = parse(r.stdout);
+      expect(doc.verdict).toBe('failed');
+      expect(doc.failure).toMatch(new RegExp(`^${name} crashed: injected crash`));
+      // A partial report, not a verdict: nothing is judged lost, and the dead sender's last,
+      // unreported sends are uncertain, not unexpected.
+      expect(doc.counts.lost).toBe(0);
+      expect(doc.counts.unexpected).toBe(0);
+      expect(doc.counts.doubleDequeued).toBe(0);
+      expect(doc.counts.sent).toBeGreaterThan(0);
+      // The fresh queue was still cleaned up.
+      expect(doc.queue.dropped).toBe(true);
+    },
+    40_000,
+  );
 });
 
 describe('SQLite under contention', () => {
@@ -346,7 +375,14 @@ test('the checker: a dead sender’s unreported sends are uncertain when they ar
   c.recordSend(1, 0, 1, 'acked');
   const t = Date.now();
   // Sender 0 sent seq 2 and died before reporting it; sender 1's seq 5 was never sent.
-  for (const [s, q] of [[0, 0], [0, 1], [0, 2], [1, 0], [1, 5]] as const) c.recordDelivery(s, q, t, t + 1000, `${s}-${q}`);
+  for (const [s, q] of [
+    [0, 0],
+    [0, 1],
+    [0, 2],
+    [1, 0],
+    [1, 5],
+  ] as const)
+    c.recordDelivery(s, q, t, t + 1000, `${s}-${q}`);
   c.recordSenderLost(0);
   expect(c.summarize({ judgeLoss: true }).counts).toMatchObject({ ok: 3, uncertain: 1, unexpected: 1 });
 });
@@ -354,7 +390,9 @@ test('the checker: a dead sender’s unreported sends are uncertain when they ar
 describe('connection limits', () => {
   test('more senders and receivers than free connections: one clear line before the run, exit 2, nothing created', async () => {
     const before = await query<{ n: number }>('SELECT count(*)::int AS n FROM pgmq.meta');
-    const r = await runCli(['tester', '--url', server.url, '--senders', '10', '--receivers', '10', '--messages', '10'], { timeoutMs: 20_000 });
+    const r = await runCli(['tester', '--url', server.url, '--senders', '10', '--receivers', '10', '--messages', '10'], {
+      timeoutMs: 20_000,
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
@@ -370,19 +408,27 @@ describe('connection limits', () => {
   });
 
   test('a run that fits still runs', async () => {
-    const r = await runCli(['tester', '--url', server.url, '--senders', '4', '--receivers', '4', '--messages', '20', '--json'], { timeoutMs: 30_000 });
+    const r = await runCli(['tester', '--url', server.url, '--senders', '4', '--receivers', '4', '--messages', '20', '--json'], {
+      timeoutMs: 30_000,
+    });
     expect(r.code).toBe(0);
     expect(parse(r.stdout).verdict).toBe('clean');
   }, 40_000);
 
   test('a role with a CONNECTION LIMIT: the limit is named', async () => {
-    await query(`DO $$ BEGIN CREATE ROLE smq_limited LOGIN PASSWORD 'limited-pw' CONNECTION LIMIT 3; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+    await query(
+      `DO $$ BEGIN CREATE ROLE smq_limited LOGIN PASSWORD 'limited-pw' CONNECTION LIMIT 3; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+    );
     await query('GRANT ALL ON SCHEMA pgmq TO smq_limited; GRANT ALL ON ALL TABLES IN SCHEMA pgmq TO smq_limited');
     const url = new URL(server.url);
     url.username = 'smq_limited';
     url.password = 'limited-pw';
-    const r = await runCli(['tester', '--url', url.toString(), '--senders', '2', '--receivers', '2', '--messages', '10'], { timeoutMs: 20_000 });
+    const r = await runCli(['tester', '--url', url.toString(), '--senders', '2', '--receivers', '2', '--messages', '10'], {
+      timeoutMs: 20_000,
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toMatch(/^smq: --senders 2 --receivers 2 need 4 connections; the server has 2 free \(the role's connection limit is 3\)/);
+    expect(r.stderr.trim()).toMatch(
+      /^smq: --senders 2 --receivers 2 need 4 connections; the server has 2 free \(the role's connection limit is 3\)/,
+    );
   });
 });

@@ -22,7 +22,16 @@ const freshQueue = () => `tf_${randomBytes(4).toString('hex')}`;
 const releases = inject('pgmqReleases');
 
 /** Plain bodies of strangers, some odd on purpose (another run's id, a non-text r, not objects). */
-const PG_BODIES = ['{"order": 1}', '{"order": 2, "r": "another-run"}', '{"r": 7}', '{"r": {"x": 1}}', '[1, 2]', '"just text"', '{"order": 7}', '{}'];
+const PG_BODIES = [
+  '{"order": 1}',
+  '{"order": 2, "r": "another-run"}',
+  '{"r": 7}',
+  '{"r": {"x": 1}}',
+  '[1, 2]',
+  '"just text"',
+  '{"order": 7}',
+  '{}',
+];
 
 async function pgQuery<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });
@@ -38,16 +47,21 @@ const pgTargets: [string, () => Promise<string>][] = [
   ['compat schema', async () => inject('pgUrl')],
   ...Object.entries(releases)
     .filter(([release]) => release !== '1.4.4')
-    .map(([release, template]): [string, () => Promise<string>] => [`pgmq ${release}`, () => clonePgmq(template, `foreign_${release.replaceAll('.', '_')}_${randomBytes(3).toString('hex')}`)]),
+    .map(([release, template]): [string, () => Promise<string>] => [
+      `pgmq ${release}`,
+      () => clonePgmq(template, `foreign_${release.replaceAll('.', '_')}_${randomBytes(3).toString('hex')}`),
+    ]),
 ];
 
 async function run(target: TesterConfig['target'], queue: string) {
   const { TesterRun } = await loadTester();
-  return new TesterRun(baseConfig(target, { queue, keep: true, allowForeign: true, batch: 1, senders: 2, receivers: 2, messagesPerSender: 200 })).run();
+  return new TesterRun(
+    baseConfig(target, { queue, keep: true, allowForeign: true, batch: 1, senders: 2, receivers: 2, messagesPerSender: 200 }),
+  ).run();
 }
 
 describe.each(pgTargets)('--allow-foreign on %s', (_label, makeUrl) => {
-  test('others\' messages are never claimed: still there, visible, read_ct 0; verdict clean', async () => {
+  test("others' messages are never claimed: still there, visible, read_ct 0; verdict clean", async () => {
     const url = await makeUrl();
     const queue = freshQueue();
     await pgQuery(url, 'SELECT pgmq.create($1)', [queue]);
@@ -60,7 +74,10 @@ describe.each(pgTargets)('--allow-foreign on %s', (_label, makeUrl) => {
     const warnings = report.tester.warnings.join('\n');
     expect(warnings).toMatch(/8 message\(s\) without this run's id are in the queue: left untouched/);
     expect(warnings).not.toMatch(/read count/);
-    const rows = await pgQuery<{ n: string }>(url, `SELECT count(*) AS n FROM pgmq.q_${queue} WHERE read_ct = 0 AND vt <= clock_timestamp()`);
+    const rows = await pgQuery<{ n: string }>(
+      url,
+      `SELECT count(*) AS n FROM pgmq.q_${queue} WHERE read_ct = 0 AND vt <= clock_timestamp()`,
+    );
     expect(Number(rows[0]!.n)).toBe(8);
   }, 90_000);
 });
@@ -79,13 +96,15 @@ describe.skipIf(releases['1.4.4'] === undefined)('--allow-foreign on pgmq 1.4.4 
     const report = await run({ kind: 'pgmq', url }, queue);
     expect(report.counts).toMatchObject({ sent: 400, ok: 400, lost: 0, unexpected: 0, foreign: 8 });
     expect(report.verdict).toBe('clean');
-    expect(report.tester.warnings.join('\n')).toMatch(/8 message\(s\) without this run's id were received \d+ time\(s\) and handed back .*read count/);
+    expect(report.tester.warnings.join('\n')).toMatch(
+      /8 message\(s\) without this run's id were received \d+ time\(s\) and handed back .*read count/,
+    );
     const rows = await pgQuery<{ n: string }>(url, `SELECT count(*) AS n FROM pgmq.q_${queue} WHERE vt <= clock_timestamp()`);
     expect(Number(rows[0]!.n)).toBe(8);
   }, 90_000);
 });
 
-test('--allow-foreign on a SmoothMQ SQLite file: others\' messages (JSON or not) keep tries 0, visible', async () => {
+test("--allow-foreign on a SmoothMQ SQLite file: others' messages (JSON or not) keep tries 0, visible", async () => {
   const t = tempSqlite();
   cleanups.push(t.cleanup);
   const target: TesterConfig['target'] = { kind: 'sqlite', path: t.path };
@@ -102,7 +121,16 @@ test('--allow-foreign on a SmoothMQ SQLite file: others\' messages (JSON or not)
     `INSERT INTO messages (id, tenant_id, queue_id, deliver_at, delivered_at, tries, max_tries, message)
      VALUES (?, ?, ?, CAST(strftime('%s','now') AS INTEGER) - 60, 0, 0, -1, ?)`,
   );
-  const bodies: (string | Buffer)[] = ['not json at all', '{"r": "another-run"}', '{"r": 7}', '{"r": {"x": 1}}', '[1,2]', Buffer.from([0xff, 0x00, 0x8c]), '{"order": 7}', '{'];
+  const bodies: (string | Buffer)[] = [
+    'not json at all',
+    '{"r": "another-run"}',
+    '{"r": 7}',
+    '{"r": {"x": 1}}',
+    '[1,2]',
+    Buffer.from([0xff, 0x00, 0x8c]),
+    '{"order": 7}',
+    '{',
+  ];
   bodies.forEach((body, i) => insert.run(1000 + i, q.tenant_id, q.id, body));
 
   const report = await run(target, queue);
@@ -142,7 +170,8 @@ describe.each(['safe', 'naive'] as const)('Backend.receive with runId, %s dequeu
     const b = await openBackend({ kind: 'sqlite', path: t.path }, { create: true });
     try {
       await b.createQueue(queue);
-      for (const body of ['not json', '{"r": "run-2"}', '{"r": 1}', '{"r": {"x": 1}}', '{', '{"r": "run-1", "s": 0, "q": 0}']) await b.send(queue, { body });
+      for (const body of ['not json', '{"r": "run-2"}', '{"r": 1}', '{"r": {"x": 1}}', '{', '{"r": "run-1", "s": 0, "q": 0}'])
+        await b.send(queue, { body });
       const got = await b.receive(queue, { qty: 20, vtSec: 30, dequeue, runId: 'run-1' });
       expect(got.map((m) => m.body)).toEqual(['{"r": "run-1", "s": 0, "q": 0}']);
       const left = await b.peek(queue, { limit: 20, state: 'all' });

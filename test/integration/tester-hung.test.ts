@@ -64,8 +64,15 @@ interface ChildRun {
  * Runs `smq tester …`; once its progress shows messages going both ways, freezes the server,
  * and signalAfterMs later (if given) sends the signal. Killed at the deadline: a hang fails.
  */
-function runFrozen(args: readonly string[], options: { signal?: NodeJS.Signals; signalAfterMs?: number; deadlineMs: number }): Promise<ChildRun> {
-  const child = spawn(process.execPath, [BIN, 'tester', '--url', server.url, ...args], { cwd: REPO, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+function runFrozen(
+  args: readonly string[],
+  options: { signal?: NodeJS.Signals; signalAfterMs?: number; deadlineMs: number },
+): Promise<ChildRun> {
+  const child = spawn(process.execPath, [BIN, 'tester', '--url', server.url, ...args], {
+    cwd: REPO,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let frozenAt = 0;
@@ -95,7 +102,13 @@ function runFrozen(args: readonly string[], options: { signal?: NodeJS.Signals; 
       clearTimeout(killer);
       thaw?.();
       const now = Date.now();
-      resolve({ code, signal, stdout, stderr, afterFreezeMs: frozenAt ? now - frozenAt : NaN, afterSignalMs: signalledAt ? now - signalledAt : NaN,
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        afterFreezeMs: frozenAt ? now - frozenAt : NaN,
+        afterSignalMs: signalledAt ? now - signalledAt : NaN,
         reportAfterSignalMs: signalledAt && reportAt ? reportAt - signalledAt : NaN,
       });
     });
@@ -106,7 +119,9 @@ const parse = (stdout: string) => JSON.parse(stdout) as TesterReport;
 
 describe('a server that stops answering (SIGSTOP)', () => {
   test('calls that never answer count toward --outage-timeout: a partial report, exit 1, in bounded time', async () => {
-    const r = await runFrozen(['--duration', '20s', '--rate', '200', '--outage-timeout', '3s', '--drain-timeout', '2s', '--json'], { deadlineMs: 45_000 });
+    const r = await runFrozen(['--duration', '20s', '--rate', '200', '--outage-timeout', '3s', '--drain-timeout', '2s', '--json'], {
+      deadlineMs: 45_000,
+    });
     expect(r.signal).toBeNull(); // not killed at the deadline
     expect(r.code).toBe(1);
     // The 3 s outage timeout, then stopping the workers and giving up on the store: well
@@ -128,7 +143,11 @@ describe('a server that stops answering (SIGSTOP)', () => {
 
   test('SIGTERM while every call hangs: the partial report within seconds, exit 143, no crash', async () => {
     // The default outage timeout (30 s) is far away: only the signal ends this run.
-    const r = await runFrozen(['--duration', '60s', '--rate', '200', '--json'], { signal: 'SIGTERM', signalAfterMs: 1000, deadlineMs: 45_000 });
+    const r = await runFrozen(['--duration', '60s', '--rate', '200', '--json'], {
+      signal: 'SIGTERM',
+      signalAfterMs: 1000,
+      deadlineMs: 45_000,
+    });
     expect(r.signal).toBeNull();
     expect(r.stderr).not.toMatch(/RangeError|Maximum call stack/);
     expect(r.code).toBe(143);

@@ -20,7 +20,12 @@ describe.skipIf(!tmuxAvailable())('the live view when the run ends', () => {
   test('a short run leaves its final frame: 100% sent, all received and acknowledged, done', async () => {
     const out = join(dir, 'report.txt');
     // A short run on an embedded SQLite file (2 senders × 1,000), the report to a file.
-    session = TmuxSession.start({ command: ['sh', '-c', `"$0" "$1" tester > "$2"`, process.execPath, BIN, out], cwd: REPO, width: 120, height: 40 });
+    session = TmuxSession.start({
+      command: ['sh', '-c', `"$0" "$1" tester > "$2"`, process.execPath, BIN, out],
+      cwd: REPO,
+      width: 120,
+      height: 40,
+    });
     expect(await session.waitForExit(60_000)).toBe(0);
     expect(readFileSync(out, 'utf8')).toMatch(/received +2,000/);
     const screen = session.captureAll();

@@ -10,7 +10,10 @@ describe('schedule lag with --rate', () => {
   test('1 sender at 200/s: every send has its lag recorded; the text names it', async () => {
     const { TesterRun, formatReport } = await loadTester();
     const report = await new TesterRun(
-      baseConfig({ kind: 'pgmq', url: inject('pgUrl') }, { senders: 1, receivers: 1, batch: 1, messagesPerSender: undefined, durationMs: 2000, ratePerSec: 200 }),
+      baseConfig(
+        { kind: 'pgmq', url: inject('pgUrl') },
+        { senders: 1, receivers: 1, batch: 1, messagesPerSender: undefined, durationMs: 2000, ratePerSec: 200 },
+      ),
     ).run();
     const lat = report.latency;
     expect(report.latencyFrom).toBe('intended');

@@ -294,7 +294,9 @@ describe('runs in which nothing worked, or that were interrupted (item 19)', () 
     const queue = freshQueue('ro');
     const role = `smq_ro_${randomBytes(3).toString('hex')}`;
     await admin.exec(`SELECT pgmq.create('${queue}')`);
-    await admin.exec(`CREATE ROLE ${role} LOGIN PASSWORD 'ro-pass-1'; GRANT USAGE ON SCHEMA pgmq TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA pgmq TO ${role};`);
+    await admin.exec(
+      `CREATE ROLE ${role} LOGIN PASSWORD 'ro-pass-1'; GRANT USAGE ON SCHEMA pgmq TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA pgmq TO ${role};`,
+    );
     cleanups.push(async () => {
       await admin.exec(`SELECT pgmq.drop_queue('${queue}')`).catch(() => undefined);
       await admin.exec(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
@@ -303,22 +305,34 @@ describe('runs in which nothing worked, or that were interrupted (item 19)', () 
     u.username = role;
     u.password = 'ro-pass-1';
     const { TesterRun } = await loadTester();
-    const report = await new TesterRun(baseConfig({ kind: 'pgmq', url: u.toString() }, { queue, senders: 1, messagesPerSender: 5, batch: 1, receivers: 1 })).run();
+    const report = await new TesterRun(
+      baseConfig({ kind: 'pgmq', url: u.toString() }, { queue, senders: 1, messagesPerSender: 5, batch: 1, receivers: 1 }),
+    ).run();
     expect(report.counts.sent).toBe(0);
     expect(report.errors.count).toBeGreaterThan(0);
     expect(report.verdict).toBe('failed');
     expect(report.failure).toMatch(/no send was acknowledged/);
 
-    const r = await runCli(['tester', '--url', u.toString(), '--queue', queue, '--senders', '1', '--messages', '5', '--receivers', '1', '--json'], { timeoutMs: 60_000 });
+    const r = await runCli(
+      ['tester', '--url', u.toString(), '--queue', queue, '--senders', '1', '--messages', '5', '--receivers', '1', '--json'],
+      { timeoutMs: 60_000 },
+    );
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'failed' });
-    expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('['))).toHaveLength(1);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('[')),
+    ).toHaveLength(1);
     expect(r.stderr).toMatch(/no send was acknowledged/);
   }, 90_000);
 
   test('an interrupted run’s verdict is "interrupted", never "clean"', async () => {
     const { TesterRun } = await loadTester();
-    const run = new TesterRun(baseConfig({ kind: 'pgmq', url: inject('pgUrl') }, { messagesPerSender: undefined, durationMs: 30_000, ratePerSec: 500 }));
+    const run = new TesterRun(
+      baseConfig({ kind: 'pgmq', url: inject('pgUrl') }, { messagesPerSender: undefined, durationMs: 30_000, ratePerSec: 500 }),
+    );
     run.on('progress', (p) => {
       if (p.totals.received > 0) run.interrupt('SIGINT');
     });

@@ -196,7 +196,10 @@ test('--rate: latency from the intended send time, service time beside it, and a
   cleanups.push(t.cleanup);
   const hdrLog = `${t.path}.hlog`;
   const report = await new TesterRun(
-    baseConfig({ kind: 'sqlite', path: t.path }, { createSqlite: true, batch: 1, messagesPerSender: 200, ratePerSec: 400, hdrLogPath: hdrLog }),
+    baseConfig(
+      { kind: 'sqlite', path: t.path },
+      { createSqlite: true, batch: 1, messagesPerSender: 200, ratePerSec: 400, hdrLogPath: hdrLog },
+    ),
   ).run();
   expect(report.latencyFrom).toBe('intended');
   expect(report.latency.endToEndService?.count).toBe(400);

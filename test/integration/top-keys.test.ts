@@ -178,7 +178,11 @@ describe.skipIf(!haveTmux)('typing fast into the filter of a 200-queue list', ()
     expect(screen).toMatch(/filter \(regex\): \/q1\[0-9\]\+\$ /);
     t.keys('Enter');
     // q10-q19 and q100-q199 of this test's 200 queues, and any other queue the pattern takes.
-    const others = (await client.query(`SELECT count(*)::int AS n FROM pgmq.meta WHERE queue_name ~ 'q1[0-9]+$' AND queue_name NOT LIKE $1 || '%'`, [prefix])).rows[0].n;
+    const others = (
+      await client.query(`SELECT count(*)::int AS n FROM pgmq.meta WHERE queue_name ~ 'q1[0-9]+$' AND queue_name NOT LIKE $1 || '%'`, [
+        prefix,
+      ])
+    ).rows[0].n;
     const want = String(110 + others);
     await t.waitFor((s) => s.includes(' · filter /q1[0-9]+$/') && /\b(\d+) of \d+ queues/.exec(s)?.[1] === want);
     t.keys('C-c');

@@ -96,10 +96,7 @@ describe.skipIf(!tmuxAvailable())('smq top when the database goes away', () => {
     // Meanwhile the queue changes; when the database is back, top shows it unprompted.
     await backend.send(queue, { body: '{"n":2}' });
     await proxy.up();
-    screen = await t.waitFor(
-      (s) => !s.includes('UNREACHABLE') && new RegExp(`› ${queue}\\s+2\\s+0\\s+0\\s+2\\s`).test(s),
-      20_000,
-    );
+    screen = await t.waitFor((s) => !s.includes('UNREACHABLE') && new RegExp(`› ${queue}\\s+2\\s+0\\s+0\\s+2\\s`).test(s), 20_000);
     expect(screen).toContain('health: ');
 
     t.keys('q');

@@ -67,7 +67,9 @@ describe('parseDuration: the one parser for every duration flag', () => {
     (text) => {
       const e = failure(() => parseDuration('vt', text, { unit: 's' }));
       expect(e.exitCode).toBe(2);
-      expect(e.line()).toBe(`invalid --vt ${JSON.stringify(text.trim())}: give a duration such as 30s, 1.5s, 500ms or 2m (a bare number is seconds)`);
+      expect(e.line()).toBe(
+        `invalid --vt ${JSON.stringify(text.trim())}: give a duration such as 30s, 1.5s, 500ms or 2m (a bare number is seconds)`,
+      );
       expect(e.line()).not.toContain('\n');
     },
   );

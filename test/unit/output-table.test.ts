@@ -24,7 +24,13 @@ describe('renderTable', () => {
   test('counts wide characters as two columns', () => {
     expect(displayWidth('名前')).toBe(4);
     expect(displayWidth('e\u0301')).toBe(1);
-    const out = renderTable([{ header: 'Q' }, { header: 'N' }], [['名前', '1'], ['ab', '2']]).split('\n');
+    const out = renderTable(
+      [{ header: 'Q' }, { header: 'N' }],
+      [
+        ['名前', '1'],
+        ['ab', '2'],
+      ],
+    ).split('\n');
     // Both values start at display column 6, though at different string offsets.
     expect(displayWidth(out[1]!.slice(0, out[1]!.indexOf('1')))).toBe(6);
     expect(displayWidth(out[2]!.slice(0, out[2]!.indexOf('2')))).toBe(6);

@@ -46,7 +46,8 @@ describe('idWriter', () => {
 });
 
 describe('sendInBatches', () => {
-  const messages = (n: number, firstLine = 1) => Array.from({ length: n }, (_, i) => ({ line: firstLine + i, message: { body: String(i) } }));
+  const messages = (n: number, firstLine = 1) =>
+    Array.from({ length: n }, (_, i) => ({ line: firstLine + i, message: { body: String(i) } }));
   /** A store that takes `okBatches` batches and then fails with `error`. */
   const store = (okBatches: number, error: unknown) => {
     let calls = 0;
@@ -65,7 +66,12 @@ describe('sendInBatches', () => {
   test('each batch reported once stored; a server error after 2 batches names the count, the line and --skip', async () => {
     const s = store(2, new SmqError('database', 'database error 53100: No space left on device'));
     const seen: MessageId[] = [];
-    const err = await sendInBatches(s, 'q', messages(1200, 11), { atomic: false, skipped: 10, onStored: (ids) => seen.push(...ids), batchSize: 500 }).catch((e: unknown) => e);
+    const err = await sendInBatches(s, 'q', messages(1200, 11), {
+      atomic: false,
+      skipped: 10,
+      onStored: (ids) => seen.push(...ids),
+      batchSize: 500,
+    }).catch((e: unknown) => e);
     expect(seen).toHaveLength(1000);
     expect(s.sizes).toEqual([500, 500, 200]);
     expect(err).toBeInstanceOf(SmqError);
@@ -76,23 +82,42 @@ describe('sendInBatches', () => {
   });
 
   test('a lost connection: the batch in flight may be stored, and the line says so', async () => {
-    const lost = new SmqError('connection', 'lost the connection to postgres://u:***@h/db: Connection terminated unexpectedly', { hint: 'check that it is running' });
-    const err = (await sendInBatches(store(1, lost), 'q', messages(800), { atomic: false, skipped: 0, onStored: () => {}, batchSize: 500 }).catch((e: unknown) => e)) as SmqError;
-    expect(err.line()).toMatch(/sent 500 of 800 messages, up to line 500 of stdin.*lines 501-800 got no answer and may be stored too: check that it is running, then resume with --skip 500, or with --skip 800 if 'smq peek' shows lines 501-800 stored/);
+    const lost = new SmqError('connection', 'lost the connection to postgres://u:***@h/db: Connection terminated unexpectedly', {
+      hint: 'check that it is running',
+    });
+    const err = (await sendInBatches(store(1, lost), 'q', messages(800), {
+      atomic: false,
+      skipped: 0,
+      onStored: () => {},
+      batchSize: 500,
+    }).catch((e: unknown) => e)) as SmqError;
+    expect(err.line()).toMatch(
+      /sent 500 of 800 messages, up to line 500 of stdin.*lines 501-800 got no answer and may be stored too: check that it is running, then resume with --skip 500, or with --skip 800 if 'smq peek' shows lines 501-800 stored/,
+    );
   });
 
   test('nothing stored: the --skip given is the resume point; --atomic sends one batch and says nothing was sent', async () => {
-    const e1 = (await sendInBatches(store(0, new SmqError('database', 'boom')), 'q', messages(3, 8), { atomic: false, skipped: 7, onStored: () => {} }).catch((e: unknown) => e)) as SmqError;
+    const e1 = (await sendInBatches(store(0, new SmqError('database', 'boom')), 'q', messages(3, 8), {
+      atomic: false,
+      skipped: 7,
+      onStored: () => {},
+    }).catch((e: unknown) => e)) as SmqError;
     expect(e1.line()).toBe('boom; nothing was sent: resume with --skip 7');
     const s = store(0, new SmqError('database', 'boom'));
-    const e2 = (await sendInBatches(s, 'q', messages(1200), { atomic: true, skipped: 0, onStored: () => {} }).catch((e: unknown) => e)) as SmqError;
+    const e2 = (await sendInBatches(s, 'q', messages(1200), { atomic: true, skipped: 0, onStored: () => {} }).catch(
+      (e: unknown) => e,
+    )) as SmqError;
     expect(s.sizes).toEqual([1200]);
     expect(e2.line()).toMatch(/^boom; nothing was sent \(--atomic/);
   });
 });
 
 describe('afterSkip', () => {
-  const lines = [{ line: 2, text: 'a' }, { line: 3, text: 'b' }, { line: 5, text: 'c' }];
+  const lines = [
+    { line: 2, text: 'a' },
+    { line: 3, text: 'b' },
+    { line: 5, text: 'c' },
+  ];
   test('skips by line number of stdin, blank lines counted', () => {
     expect(afterSkip(lines, 0)).toEqual(lines);
     expect(afterSkip(lines, 3)).toEqual([{ line: 5, text: 'c' }]);

@@ -25,10 +25,15 @@ const valid = (b: Uint8Array) => {
 describe('firstInvalidUtf8', () => {
   test('agrees with a strict decoder, and everything before the position it names is valid', () => {
     // Bytes biased towards the tricky ranges: lead bytes, continuations, surrogates, overlongs.
-    const byte = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xa0, 0x9f, 0x8f, 0x90));
+    const byte = fc.oneof(
+      fc.integer({ min: 0, max: 255 }),
+      fc.constantFrom(0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xa0, 0x9f, 0x8f, 0x90),
+    );
     fc.assert(
       fc.property(
-        fc.uint8Array({ maxLength: 12 }).chain((prefix) => fc.array(byte, { maxLength: 8 }).map((b) => Buffer.concat([Buffer.from(prefix), Buffer.from(b)]))),
+        fc
+          .uint8Array({ maxLength: 12 })
+          .chain((prefix) => fc.array(byte, { maxLength: 8 }).map((b) => Buffer.concat([Buffer.from(prefix), Buffer.from(b)]))),
         (buf) => {
           const at = firstInvalidUtf8(buf);
           expect(at === -1).toBe(valid(buf));

@@ -200,7 +200,15 @@ describe('DeliveryChecker classes', () => {
 // slow and obvious. The checker must agree with it on every history.
 type Ev = { kind: 'deliver'; seq: number; t: number } | { kind: 'ack'; seq: number; ok: boolean };
 function referenceClasses(sent: ('acked' | 'uncertain' | 'none')[], events: Ev[]) {
-  const msgs = sent.map((s) => ({ s, deliveries: [] as [number, number][], deletedAt: -1, double: false, dup: false, res: false, red: false }));
+  const msgs = sent.map((s) => ({
+    s,
+    deliveries: [] as [number, number][],
+    deletedAt: -1,
+    double: false,
+    dup: false,
+    res: false,
+    red: false,
+  }));
   events.forEach((e, order) => {
     const m = msgs[e.seq]!;
     if (e.kind === 'ack') {
@@ -211,7 +219,8 @@ function referenceClasses(sent: ('acked' | 'uncertain' | 'none')[], events: Ev[]
     const start = e.t;
     if (m.deliveries.length > 0) {
       if (m.deletedAt >= 0) m.res = true;
-      else if (m.deliveries.some(([s, end]) => start >= s && start < end) || m.deliveries.some(([s]) => s > start && s < start + VT)) m.double = true;
+      else if (m.deliveries.some(([s, end]) => start >= s && start < end) || m.deliveries.some(([s]) => s > start && s < start + VT))
+        m.double = true;
       else m.red = true;
     }
     m.deliveries.push([start, start + VT]);
@@ -239,7 +248,11 @@ test('property: the checker agrees with a per-message reference model (deliverie
       fc.array(fc.constantFrom('acked' as const, 'uncertain' as const, 'none' as const), { minLength: N, maxLength: N }),
       fc.array(
         fc.oneof(
-          fc.record({ kind: fc.constant('deliver' as const), seq: fc.integer({ min: 0, max: N - 1 }), dt: fc.integer({ min: 0, max: 2 * VT }) }),
+          fc.record({
+            kind: fc.constant('deliver' as const),
+            seq: fc.integer({ min: 0, max: N - 1 }),
+            dt: fc.integer({ min: 0, max: 2 * VT }),
+          }),
           fc.record({ kind: fc.constant('ack' as const), seq: fc.integer({ min: 0, max: N - 1 }), ok: fc.boolean() }),
         ),
         { maxLength: 30 },

@@ -1,7 +1,14 @@
 // The drain's end without threads or a database: every way it ends, as a function of the
 // checker's counts and the clock.
 import { describe, expect, test } from 'vitest';
-import { decideDrain, drainIdleMs, drainTimeoutMs, INTERRUPT_DRAIN_MS, UNCERTAIN_GRACE_MS, type DrainState } from '../../src/tester/drain.js';
+import {
+  decideDrain,
+  drainIdleMs,
+  drainTimeoutMs,
+  INTERRUPT_DRAIN_MS,
+  UNCERTAIN_GRACE_MS,
+  type DrainState,
+} from '../../src/tester/drain.js';
 
 const S = 1_000_000; // µs per second
 const base: DrainState = {

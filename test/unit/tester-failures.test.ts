@@ -7,7 +7,13 @@ import { NoAnswer } from '../../src/tester/calls.js';
 import { recordFailure, succeeded, type FailureRun } from '../../src/tester/failures.js';
 
 const fresh = (): FailureRun => ({ consecutiveErrors: 0, failingSinceUs: undefined });
-const at = (nowUs: number, extra: { callStartUs?: number; stopping?: boolean } = {}) => ({ nowUs, outageTimeoutMs: 3000, stopping: false, lastError: 'x', ...extra });
+const at = (nowUs: number, extra: { callStartUs?: number; stopping?: boolean } = {}) => ({
+  nowUs,
+  outageTimeoutMs: 3000,
+  stopping: false,
+  lastError: 'x',
+  ...extra,
+});
 
 describe('recordFailure', () => {
   test('a call given up on after 3 s with no answer ends the loop at once, named as such', () => {
@@ -19,7 +25,9 @@ describe('recordFailure', () => {
   test("a backend deadline (kind 'timeout') counts from the call's start", () => {
     const run = fresh();
     const e = new SmqError('timeout', 'no answer from the server within 3 s');
-    expect(recordFailure(run, e, 'connection', at(3_100_000, { callStartUs: 0 }))).toMatch(/^no answer from the database for 3\.1 s, giving up$/);
+    expect(recordFailure(run, e, 'connection', at(3_100_000, { callStartUs: 0 }))).toMatch(
+      /^no answer from the database for 3\.1 s, giving up$/,
+    );
   });
 
   test('a lost connection counts from the failure; the loop goes on until the outage timeout', () => {

@@ -65,7 +65,13 @@ describe('overdueWorkers', () => {
   });
   test('only workers told to stop long enough ago, not finished, not already being terminated', () => {
     const stuck = w({ stopSentAtMs: 0 });
-    const workers = [stuck, w({}), w({ stopSentAtMs: 0, finished: true }), w({ stopSentAtMs: 0, terminating: true }), w({ stopSentAtMs: 900 })];
+    const workers = [
+      stuck,
+      w({}),
+      w({ stopSentAtMs: 0, finished: true }),
+      w({ stopSentAtMs: 0, terminating: true }),
+      w({ stopSentAtMs: 900 }),
+    ];
     expect(overdueWorkers(workers, 1000, 1000)).toEqual([stuck]);
   });
 });

@@ -111,7 +111,9 @@ describe('tester loops in-process (SQLite)', () => {
 
     const check = await open();
     const rows = await check.peek(QUEUE, { limit: 100, state: 'all', order: 'oldest' });
-    expect(rows.map((m) => decodeBody(m.body, RUN_ID))).toEqual(Array.from({ length: n }, (_, seq) => expect.objectContaining({ kind: 'ours', sender: 3, seq })));
+    expect(rows.map((m) => decodeBody(m.body, RUN_ID))).toEqual(
+      Array.from({ length: n }, (_, seq) => expect.objectContaining({ kind: 'ours', sender: 3, seq })),
+    );
 
     const receiver = context(setupFor('receiver'));
     const totals = receiver.ctx.recorder.totals;
@@ -148,7 +150,9 @@ describe('tester loops in-process (SQLite)', () => {
     expect(progress).toMatchObject({ type: 'PROGRESS', upToSecond: Number.MAX_SAFE_INTEGER });
     if (progress?.type !== 'PROGRESS') throw new Error('no PROGRESS');
     expect(progress.seconds.reduce((a, s) => a + s.acknowledged, 0)).toBe(receiver.ctx.recorder.totals.acknowledged);
-    expect(progress.receivers[0]!.events.length / EVENT_STRIDE).toBe(receiver.ctx.recorder.totals.received + receiver.ctx.recorder.totals.acknowledged);
+    expect(progress.receivers[0]!.events.length / EVENT_STRIDE).toBe(
+      receiver.ctx.recorder.totals.received + receiver.ctx.recorder.totals.acknowledged,
+    );
   });
 
   test('a receiver of an empty queue backs off, and a stop wakes it from its pause', async () => {
@@ -164,6 +168,10 @@ describe('tester loops in-process (SQLite)', () => {
     const receiver = context(setupFor('receiver', { queue: 'missing' }));
     await runReceiver(receiver.ctx, 0, await open());
     expect(receiver.posted).toEqual([expect.objectContaining({ type: 'ERROR', fatal: true, kind: 'other' })]);
-    expect(receiver.ctx.recorder.totals).toMatchObject({ errors: 1, otherErrors: 1, calls: expect.objectContaining({ receive: 1, receiveFailed: 1 }) });
+    expect(receiver.ctx.recorder.totals).toMatchObject({
+      errors: 1,
+      otherErrors: 1,
+      calls: expect.objectContaining({ receive: 1, receiveFailed: 1 }),
+    });
   });
 });

@@ -29,7 +29,7 @@ afterEach(() => {
 });
 
 describe('planThreads', () => {
-  test('--threads: senders and receivers dealt round-robin over each role\'s threads', () => {
+  test("--threads: senders and receivers dealt round-robin over each role's threads", () => {
     expect(planThreads({ ...base, senders: 5, receivers: 2, threads: 2 })).toEqual([
       ['sender', [0, 2, 4], 0],
       ['sender', [1, 3], 1],
@@ -42,7 +42,13 @@ describe('planThreads', () => {
   test('SQLite: one thread per sender and per receiver (its calls block their thread)', () => {
     const sqlite: TesterConfig = { ...base, target: { kind: 'sqlite', path: '/tmp/x.db' } };
     expect(threadsPerRole(sqlite, 7)).toBe(7);
-    expect(planThreads(sqlite).map(([role, indices]) => `${role}:${indices.join(',')}`)).toEqual(['sender:0', 'sender:1', 'sender:2', 'receiver:0', 'receiver:1']);
+    expect(planThreads(sqlite).map(([role, indices]) => `${role}:${indices.join(',')}`)).toEqual([
+      'sender:0',
+      'sender:1',
+      'sender:2',
+      'receiver:0',
+      'receiver:1',
+    ]);
   });
 
   test('Postgres by default: half the cores, at least one, never more threads than clients', () => {
@@ -65,12 +71,22 @@ describe('workerSetup', () => {
     outageTimeoutMs: 30_000,
   };
 
-  test('a worker gets the run\'s open options on a dedicated connection, its share of the rate, the backlog cells', () => {
+  test("a worker gets the run's open options on a dedicated connection, its share of the rate, the backlog cells", () => {
     const s = workerSetup('sender', [1], run);
     expect(s.open).toEqual({ connectTimeoutMs: 5000, poolSize: 1, dedicated: true });
     expect(s.ratePerSec).toBe(100);
     expect(s.backlog).toEqual({ cells: run.backlogCells, max: 50, stuckMs: 5000 });
-    expect(s).toMatchObject({ role: 'sender', indices: [1], queue: 'q', runId: 'r1', receiveByRunId: true, messages: 10, naivePauseMs: 0, outageTimeoutMs: 30_000, faults: {} });
+    expect(s).toMatchObject({
+      role: 'sender',
+      indices: [1],
+      queue: 'q',
+      runId: 'r1',
+      receiveByRunId: true,
+      messages: 10,
+      naivePauseMs: 0,
+      outageTimeoutMs: 30_000,
+      faults: {},
+    });
   });
 
   test('no rate, no backlog bound', () => {

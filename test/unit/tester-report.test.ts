@@ -90,13 +90,23 @@ function cleanRun(): ReportInput {
   const sender: ReportedWorker = {
     role: 'sender',
     indices: [0],
-    result: { type: 'RESULT', histograms: histograms({ send: [1000, 2000, 3000] }), totals: totals({ sent: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 1_000_000 }), eventLoop },
+    result: {
+      type: 'RESULT',
+      histograms: histograms({ send: [1000, 2000, 3000] }),
+      totals: totals({ sent: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 1_000_000 }),
+      eventLoop,
+    },
     reportedErrors: { connection: 0, other: 0 },
   };
   const receiver: ReportedWorker = {
     role: 'receiver',
     indices: [0],
-    result: { type: 'RESULT', histograms: histograms({ endToEnd: [5000, 6000, 7000] }), totals: totals({ received: 3, acknowledged: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 2_000_000 }), eventLoop },
+    result: {
+      type: 'RESULT',
+      histograms: histograms({ endToEnd: [5000, 6000, 7000] }),
+      totals: totals({ received: 3, acknowledged: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 2_000_000 }),
+      eventLoop,
+    },
     reportedErrors: { connection: 0, other: 0 },
   };
   return {
@@ -130,7 +140,16 @@ describe('buildReport', () => {
     const r = buildReport(cleanRun());
     expect(r.verdict).toBe('clean');
     expect(r.failure).toBeNull();
-    expect(r.counts).toMatchObject({ sent: 3, received: 3, acknowledged: 3, ok: 3, lost: 0, foreign: 0, foreignDeliveries: 0, faultDeleted: 0 });
+    expect(r.counts).toMatchObject({
+      sent: 3,
+      received: 3,
+      acknowledged: 3,
+      ok: 3,
+      lost: 0,
+      foreign: 0,
+      foreignDeliveries: 0,
+      faultDeleted: 0,
+    });
     expect(r.latency.send.count).toBe(3);
     expect(r.latency.endToEnd.count).toBe(3);
     expect(r.latency.endToEnd.max).toBeCloseTo(7, 1);
@@ -173,10 +192,13 @@ describe('buildReport', () => {
     expect(r.errors).toEqual({ count: 3, connection: 2, other: 1, last: 'boom' });
   });
 
-  test('warnings: the run\'s own first, then the policy\'s', () => {
+  test("warnings: the run's own first, then the policy's", () => {
     const x = cleanRun();
     const r = buildReport({ ...x, warnings: ['from the read-back'], foreign: { seen: 0, inQueue: 4 } });
-    expect(r.tester.warnings).toEqual(['from the read-back', "4 message(s) without this run's id are in the queue: left untouched (never received)"]);
+    expect(r.tester.warnings).toEqual([
+      'from the read-back',
+      "4 message(s) without this run's id are in the queue: left untouched (never received)",
+    ]);
     expect(r.counts.foreign).toBe(4);
   });
 
@@ -234,7 +256,9 @@ describe('testerWarnings', () => {
       "3 message(s) without this run's id were received 5 time(s) and handed back (never deleted; each receive raised a read count); " +
         '1 could not be handed back and are visible again when their lease ends',
     ]);
-    expect(testerWarnings({ ...quiet, notDrained: 4 })).toEqual(['4 acknowledged send(s) were not received before the run ended (not judged as lost)']);
+    expect(testerWarnings({ ...quiet, notDrained: 4 })).toEqual([
+      '4 acknowledged send(s) were not received before the run ended (not judged as lost)',
+    ]);
     expect(testerWarnings({ ...quiet, notDrained: 4, receivers: 0 })).toEqual([]);
   });
 });

@@ -1,9 +1,17 @@
 // The tester's one backoff formula (retry.ts) and the retry loops built on it: pure, no store.
 import { describe, expect, test } from 'vitest';
 import { SmqError } from '../../src/errors.js';
-import { AFTER_RUN_BACKOFF, backoffMs, CALL_BACKOFF, EMPTY_RECEIVE_BACKOFF, openRetrying, retryLostConnection } from '../../src/tester/retry.js';
+import {
+  AFTER_RUN_BACKOFF,
+  backoffMs,
+  CALL_BACKOFF,
+  EMPTY_RECEIVE_BACKOFF,
+  openRetrying,
+  retryLostConnection,
+} from '../../src/tester/retry.js';
 
-const series = (b: Parameters<typeof backoffMs>[1], n: number, random?: () => number) => Array.from({ length: n }, (_, k) => backoffMs(k, b, random));
+const series = (b: Parameters<typeof backoffMs>[1], n: number, random?: () => number) =>
+  Array.from({ length: n }, (_, k) => backoffMs(k, b, random));
 
 describe('backoffMs', () => {
   test('doubles from the first pause up to the ceiling, and stays there', () => {
@@ -41,11 +49,23 @@ describe('retryLostConnection', () => {
 
   test('any other error, or a pause that would end past the deadline, is thrown at once', async () => {
     const other = new SmqError('queue-not-found', 'no queue q');
-    await expect(retryLostConnection(Date.now() + 60_000, () => Promise.reject(other), () => Promise.resolve())).rejects.toBe(other);
+    await expect(
+      retryLostConnection(
+        Date.now() + 60_000,
+        () => Promise.reject(other),
+        () => Promise.resolve(),
+      ),
+    ).rejects.toBe(other);
     // The pauses here take no time: 100 and 200 ms still end before the deadline, 400 would not.
     const waits: number[] = [];
     const e = lost();
-    await expect(retryLostConnection(Date.now() + 350, () => Promise.reject(e), async (ms) => void waits.push(ms))).rejects.toBe(e);
+    await expect(
+      retryLostConnection(
+        Date.now() + 350,
+        () => Promise.reject(e),
+        async (ms) => void waits.push(ms),
+      ),
+    ).rejects.toBe(e);
     expect(waits).toEqual([100, 200]);
   });
 });
@@ -55,7 +75,11 @@ describe('openRetrying', () => {
 
   test('a connection refused while the run starts is tried again', async () => {
     let attempts = 0;
-    const opened = await openRetrying(() => (++attempts < 3 ? Promise.reject(new SmqError('connection', 'ECONNREFUSED')) : Promise.resolve('backend')), 5000, stop());
+    const opened = await openRetrying(
+      () => (++attempts < 3 ? Promise.reject(new SmqError('connection', 'ECONNREFUSED')) : Promise.resolve('backend')),
+      5000,
+      stop(),
+    );
     expect(opened).toBe('backend');
     expect(attempts).toBe(3);
   });

@@ -5,9 +5,23 @@ import { exitCodeOf } from '../../src/commands/tester.js';
 import { ExitCode } from '../../src/errors.js';
 
 const counts = (patch: Partial<CheckerCounts> = {}): CheckerCounts => ({
-  sent: 10, sendFailed: 0, received: 10, receivedUnique: 10, acknowledged: 10, ackFailed: 0,
-  ok: 10, lost: 0, doubleDequeued: 0, duplicated: 0, redelivered: 0, resurrected: 0, unexpected: 0, uncertain: 0,
-  notDrained: 0, notDeleted: 0, ...patch,
+  sent: 10,
+  sendFailed: 0,
+  received: 10,
+  receivedUnique: 10,
+  acknowledged: 10,
+  ackFailed: 0,
+  ok: 10,
+  lost: 0,
+  doubleDequeued: 0,
+  duplicated: 0,
+  redelivered: 0,
+  resurrected: 0,
+  unexpected: 0,
+  uncertain: 0,
+  notDrained: 0,
+  notDeleted: 0,
+  ...patch,
 });
 const calls = { send: 10, sendFailed: 0, receive: 12, receiveFailed: 0, ack: 10, ackFailed: 0 };
 const base = { stoppedBecause: undefined, interrupted: false, senders: 2, receivers: 2, counts: counts(), calls, lastError: null };
@@ -18,19 +32,34 @@ describe('decideVerdict (issue 13 item 19)', () => {
     expect(decideVerdict({ ...base, counts: counts({ duplicated: 1 }) }).verdict).toBe('violations');
   });
   test('nothing worked: no send acknowledged, every call of a kind failed, nothing of the run received', () => {
-    const noSend = decideVerdict({ ...base, counts: counts({ sent: 0, received: 0, receivedUnique: 0 }), calls: { ...calls, sendFailed: 10 }, lastError: 'permission denied for table q_x' });
-    expect(noSend).toEqual({ verdict: 'failed', failure: 'no send was acknowledged (10 of 10 send calls failed); last error: permission denied for table q_x', partial: false });
+    const noSend = decideVerdict({
+      ...base,
+      counts: counts({ sent: 0, received: 0, receivedUnique: 0 }),
+      calls: { ...calls, sendFailed: 10 },
+      lastError: 'permission denied for table q_x',
+    });
+    expect(noSend).toEqual({
+      verdict: 'failed',
+      failure: 'no send was acknowledged (10 of 10 send calls failed); last error: permission denied for table q_x',
+      partial: false,
+    });
     expect(decideVerdict({ ...base, calls: { ...calls, receiveFailed: 12 } }).failure).toMatch(/^every receive call failed \(12\)/);
     expect(decideVerdict({ ...base, calls: { ...calls, ackFailed: 10 } }).failure).toMatch(/^every acknowledgement failed \(10 calls\)/);
     expect(decideVerdict({ ...base, counts: counts({ received: 0, receivedUnique: 0, ok: 0, notDrained: 10 }) }).failure).toBe(
       'none of the 10 acknowledged messages was received',
     );
     // Send-only (--receivers 0) and drain-only (--senders 0) runs are not failed for that.
-    expect(decideVerdict({ ...base, receivers: 0, counts: counts({ received: 0, receivedUnique: 0, ok: 0, notDrained: 10 }) }).verdict).toBe('clean');
+    expect(
+      decideVerdict({ ...base, receivers: 0, counts: counts({ received: 0, receivedUnique: 0, ok: 0, notDrained: 10 }) }).verdict,
+    ).toBe('clean');
     expect(decideVerdict({ ...base, senders: 0, counts: counts({ sent: 0 }), calls: { ...calls, send: 0 } }).verdict).toBe('clean');
   });
   test('stopped early: failed and partial; interrupted: never clean', () => {
-    expect(decideVerdict({ ...base, stoppedBecause: 'receiver 0 crashed' })).toEqual({ verdict: 'failed', failure: 'receiver 0 crashed', partial: true });
+    expect(decideVerdict({ ...base, stoppedBecause: 'receiver 0 crashed' })).toEqual({
+      verdict: 'failed',
+      failure: 'receiver 0 crashed',
+      partial: true,
+    });
     expect(decideVerdict({ ...base, interrupted: true })).toEqual({ verdict: 'interrupted', failure: null, partial: true });
     expect(decideVerdict({ ...base, interrupted: true, counts: counts({ sent: 0 }) }).verdict).toBe('interrupted');
   });
@@ -47,7 +76,7 @@ describe('exit codes of a finished run (issue 14): CI can tell them apart', () =
     expect(exitCodeOf({ ...run, maxP99: missed })).toBe(5);
     expect(exitCodeOf({ ...run, verdict: 'violations', maxP99: missed })).toBe(4);
   });
-  test('a run that could not be carried out is 1; an interrupted one the signal\'s code', () => {
+  test("a run that could not be carried out is 1; an interrupted one the signal's code", () => {
     expect(exitCodeOf({ ...run, verdict: 'failed', maxP99: missed })).toBe(1);
     expect(exitCodeOf({ ...run, verdict: 'interrupted', interrupted: true })).toBe(130);
     expect(exitCodeOf({ ...run, verdict: 'interrupted', interrupted: true, interruptedBy: 'SIGTERM' })).toBe(143);

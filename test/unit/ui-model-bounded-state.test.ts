@@ -33,7 +33,11 @@ describe("top's state between refreshes", () => {
         ...Array.from({ length: 180 }, (_, k) => `stable_${k}`),
         ...Array.from({ length: 20 }, (_, k) => `churn_${generation}_${k}`),
       ];
-      state = refreshSucceeded(state, names.map((n, k) => stats(n, (i * 7 + k) % 1000)), at);
+      state = refreshSucceeded(
+        state,
+        names.map((n, k) => stats(n, (i * 7 + k) % 1000)),
+        at,
+      );
       // Now and then the database is away for a refresh.
       if (i % 500 === 0) state = refreshFailed(state, new Error('connection lost'), at + 1);
     }

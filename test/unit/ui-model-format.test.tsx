@@ -73,7 +73,9 @@ describe('message text is escaped', () => {
     const out = prettyBody('{"id":12345678901234567891,"tags":[],"nested":{"a":"x,y:z"},"e":"\\u001b"}');
     expect(out.json).toBe(true);
     expect(out.text).toBe(
-      ['{', '  "id": 12345678901234567891,', '  "tags": [],', '  "nested": {', '    "a": "x,y:z"', '  },', '  "e": "\\u001b"', '}'].join('\n'),
+      ['{', '  "id": 12345678901234567891,', '  "tags": [],', '  "nested": {', '    "a": "x,y:z"', '  },', '  "e": "\\u001b"', '}'].join(
+        '\n',
+      ),
     );
   });
 

@@ -13,19 +13,17 @@ const PGMQ_CAPS = PGMQ_CAPABILITIES;
 const SQLITE_CAPS = SQLITE_CAPABILITIES;
 
 function rows(...qs: Partial<QueueStats>[]): QueueRow[] {
-  const full = qs.map(
-    (q, i): QueueStats => ({
-      name: `q${i}`,
-      ready: 0,
-      inFlight: 0,
-      delayed: 0,
-      total: 0,
-      oldestAgeSec: null,
-      newestAgeSec: null,
-      estimated: false,
-      ...q,
-    }),
-  );
+  const full = qs.map((q, i): QueueStats => ({
+    name: `q${i}`,
+    ready: 0,
+    inFlight: 0,
+    delayed: 0,
+    total: 0,
+    oldestAgeSec: null,
+    newestAgeSec: null,
+    estimated: false,
+    ...q,
+  }));
   return [...applyQueueStats(EMPTY_ROWS, full, 0).rows];
 }
 
@@ -98,8 +96,7 @@ describe('columns for the terminal width', () => {
     expect(availableColumns(SQLITE_CAPS, true)[0]).toBe('tenant');
   });
 
-  const width = (cols: ReturnType<typeof layoutColumns>) =>
-    cols.reduce((s, c) => s + c.width, 0) + COLUMN_GAP * (cols.length - 1);
+  const width = (cols: ReturnType<typeof layoutColumns>) => cols.reduce((s, c) => s + c.width, 0) + COLUMN_GAP * (cols.length - 1);
 
   test('120 columns: everything fits', () => {
     const cols = layoutColumns(availableColumns(PGMQ_CAPS, false), 120);
@@ -148,7 +145,14 @@ describe('pgmq-driver names', () => {
 
 describe('depth history and sparkline', () => {
   test('keeps one minute, forgets dropped queues', () => {
-    let h = recordDepths(new Map(), new Map([['a', 1], ['b', 2]]), 0);
+    let h = recordDepths(
+      new Map(),
+      new Map([
+        ['a', 1],
+        ['b', 2],
+      ]),
+      0,
+    );
     h = recordDepths(h, new Map([['a', 5]]), 30_000);
     h = recordDepths(h, new Map([['a', 9]]), 61_000);
     expect(h.get('a')).toEqual([

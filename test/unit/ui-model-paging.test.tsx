@@ -134,8 +134,10 @@ describe('keys', () => {
     expect(rw.map((h) => h.what).join()).toMatch(/delete/);
     expect(rw.map((h) => h.what).join()).toMatch(/archive/);
     expect(ro.map((h) => h.what).join()).not.toMatch(/delete|archive|purge/);
-    expect(helpFor('message', { readOnly: false, archive: false, failedState: true }).map((h) => h.what).join()).not.toMatch(
-      /archive/,
-    );
+    expect(
+      helpFor('message', { readOnly: false, archive: false, failedState: true })
+        .map((h) => h.what)
+        .join(),
+    ).not.toMatch(/archive/);
   });
 });

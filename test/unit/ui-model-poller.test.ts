@@ -128,7 +128,7 @@ describe('the list policy', () => {
 });
 
 describe('the page policy', () => {
-  test('a new ask restarts: only the last load\'s result counts', async () => {
+  test("a new ask restarts: only the last load's result counts", async () => {
     const h = harness(PAGE_POLICY);
     h.poller.pollNow();
     h.poller.pollNow();

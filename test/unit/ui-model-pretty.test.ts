@@ -55,9 +55,35 @@ describe('bounded pretty-printing', () => {
 
   test('isJson agrees with JSON.parse', () => {
     const cases = [
-      '{}', '[]', '{"a":1}', '[1,2,3]', ' {"a" : [true, false, null, -0.5e+3, "x\\u0041\\n"]} ', '"s"', '12', 'null',
-      '{', '[1,]', '{"a":1,}', '{"a"}', '{1:2}', '[01]', '[1.]', '["\\x"]', '["\u0001"]', '[]]', '[][]', '{"a":1}x', '',
-      '[-]', '[tru]', '["\\u12G4"]', '{"a":{"b":[{}]}}', '[1 2]', '{"a":1 "b":2}', '[,1]', '[1,,2]',
+      '{}',
+      '[]',
+      '{"a":1}',
+      '[1,2,3]',
+      ' {"a" : [true, false, null, -0.5e+3, "x\\u0041\\n"]} ',
+      '"s"',
+      '12',
+      'null',
+      '{',
+      '[1,]',
+      '{"a":1,}',
+      '{"a"}',
+      '{1:2}',
+      '[01]',
+      '[1.]',
+      '["\\x"]',
+      '["\u0001"]',
+      '[]]',
+      '[][]',
+      '{"a":1}x',
+      '',
+      '[-]',
+      '[tru]',
+      '["\\u12G4"]',
+      '{"a":{"b":[{}]}}',
+      '[1 2]',
+      '{"a":1 "b":2}',
+      '[,1]',
+      '[1,,2]',
     ];
     for (const c of cases) {
       let parses = true;
@@ -71,7 +97,17 @@ describe('bounded pretty-printing', () => {
   });
 
   test('small bodies are shown whole, literals as written, CRLF as one break', () => {
-    expect(bodyLines('{"a":[1,{"b":"c,d"}],"e":{}}').lines).toEqual(['{', '  "a": [', '    1,', '    {', '      "b": "c,d"', '    }', '  ],', '  "e": {}', '}']);
+    expect(bodyLines('{"a":[1,{"b":"c,d"}],"e":{}}').lines).toEqual([
+      '{',
+      '  "a": [',
+      '    1,',
+      '    {',
+      '      "b": "c,d"',
+      '    }',
+      '  ],',
+      '  "e": {}',
+      '}',
+    ]);
     expect(bodyLines('one\r\ntwo\n').lines).toEqual(['one', 'two', '']);
     expect(bodyLines('one\r\ntwo\n').cut).toBe(false);
   });

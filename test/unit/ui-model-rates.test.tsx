@@ -94,11 +94,7 @@ describe('computeRate', () => {
 
   test('sumRates adds the known ones', () => {
     expect(
-      sumRates([
-        { inPerSec: 1, outPerSec: 2, approximate: false },
-        UNKNOWN_RATE,
-        { inPerSec: 3, outPerSec: null, approximate: true },
-      ]),
+      sumRates([{ inPerSec: 1, outPerSec: 2, approximate: false }, UNKNOWN_RATE, { inPerSec: 3, outPerSec: null, approximate: true }]),
     ).toEqual({ inPerSec: 4, outPerSec: 2, approximate: true });
     expect(sumRates([])).toEqual({ inPerSec: null, outPerSec: null, approximate: false });
   });
@@ -162,8 +158,6 @@ describe('monitor: outages', () => {
     const pgErr = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
     expect(errorText(pgErr)).toBe('terminating connection due to administrator command [57P01]');
     expect(errorText(new Error('bad\u001b[31mred'))).toBe('bad\\e[31mred');
-    expect(errorText(new SmqError('connection', 'cannot connect', { hint: 'is it running?' }))).toBe(
-      'cannot connect: is it running?',
-    );
+    expect(errorText(new SmqError('connection', 'cannot connect', { hint: 'is it running?' }))).toBe('cannot connect: is it running?');
   });
 });

@@ -37,7 +37,11 @@ function tableRows(frame: string): string[] {
   return out;
 }
 const names = (frame: string) => tableRows(frame).map((l) => l.replace(/^[› ] /, '').split(/\s+/)[0]);
-const selectedName = (frame: string) => tableRows(frame).find((l) => l.startsWith('›'))?.slice(2).split(/\s+/)[0];
+const selectedName = (frame: string) =>
+  tableRows(frame)
+    .find((l) => l.startsWith('›'))
+    ?.slice(2)
+    .split(/\s+/)[0];
 
 describe('queue list', () => {
   test('header: backend, server, schema, masked connection, interval, totals, health', async () => {
@@ -81,7 +85,7 @@ describe('queue list', () => {
     expect(h.frame()).not.toContain('TENANT');
   });
 
-  test("pgmq-driver names are shown decoded, with their tenant", async () => {
+  test('pgmq-driver names are shown decoded, with their tenant', async () => {
     const b = new FakeBackend({ kind: 'pgmq' });
     b.addQueue(encodeDriverName(1, 'orders'));
     b.addQueue(encodeDriverName(2, 'orders'));
@@ -92,7 +96,7 @@ describe('queue list', () => {
     expect(h.frame()).not.toContain('tnt_');
   });
 
-  test('a tenant filter keeps only that tenant\'s driver queues', async () => {
+  test("a tenant filter keeps only that tenant's driver queues", async () => {
     const b = new FakeBackend({ kind: 'pgmq' });
     b.addQueue(encodeDriverName(1, 'orders'));
     b.addQueue(encodeDriverName(2, 'orders'));
@@ -131,7 +135,10 @@ describe('rates across refreshes', () => {
     h = await renderTop(b, { timers: vi });
     expect(tableRows(h.frame())[1]).toMatch(/orders(\s+\S+){5}\s+-\s+-/);
     // 2 s later: 10 more sent, 3 gone.
-    b.addMessages('orders', Array.from({ length: 10 }, () => '{}'));
+    b.addMessages(
+      'orders',
+      Array.from({ length: 10 }, () => '{}'),
+    );
     b.consume('orders', 3);
     await h.advance(2000);
     const orders = tableRows(h.frame()).find((l) => l.includes('orders'))!;
@@ -165,10 +172,15 @@ describe('rates across refreshes', () => {
     const b = pgmq();
     h = await renderTop(b, { timers: vi });
     for (let i = 0; i < 5; i++) {
-      b.addMessages('orders', Array.from({ length: 10 }, () => '{}'));
+      b.addMessages(
+        'orders',
+        Array.from({ length: 10 }, () => '{}'),
+      );
       await h.advance(2000);
     }
-    const spark = tableRows(h.frame()).find((l) => l.includes('orders'))!.slice(-15);
+    const spark = tableRows(h.frame())
+      .find((l) => l.includes('orders'))!
+      .slice(-15);
     expect(spark.replace(/\s/g, '').length).toBeGreaterThanOrEqual(3);
     expect(spark.endsWith('█')).toBe(true);
   });

@@ -28,7 +28,8 @@ describe('wholeSeconds', () => {
 
 test('positiveWhole refuses 0, fractions and negatives', () => {
   expect(positiveWhole(1, 'quantity')).toBe(1);
-  for (const v of [0, 1.5, -2, Number.NaN]) expect(refusal(() => positiveWhole(v, 'quantity')).line()).toMatch(/^invalid quantity .*: give a whole number of 1 or more$/);
+  for (const v of [0, 1.5, -2, Number.NaN])
+    expect(refusal(() => positiveWhole(v, 'quantity')).line()).toMatch(/^invalid quantity .*: give a whole number of 1 or more$/);
 });
 
 test('messageIds takes signed 64-bit ids from 0 and nothing else', () => {
@@ -47,7 +48,12 @@ test('sendInputs gives each delay and refuses a fractional one or a missing body
 
 test('receiveOptions: defaults, and the one rule for vt', () => {
   expect(receiveOptions({ qty: 3 })).toEqual({ qty: 3, vtSec: undefined, dequeue: 'safe', naivePauseMs: 0 });
-  expect(receiveOptions({ qty: 1, vtSec: 0, dequeue: 'naive', naivePauseMs: 2.5 })).toEqual({ qty: 1, vtSec: 0, dequeue: 'naive', naivePauseMs: 2.5 });
+  expect(receiveOptions({ qty: 1, vtSec: 0, dequeue: 'naive', naivePauseMs: 2.5 })).toEqual({
+    qty: 1,
+    vtSec: 0,
+    dequeue: 'naive',
+    naivePauseMs: 2.5,
+  });
   refusal(() => receiveOptions({ qty: 1, vtSec: 1.5 }));
   refusal(() => receiveOptions({ qty: 1, dequeue: 'other' as never }));
   refusal(() => receiveOptions({ qty: 1, naivePauseMs: -1 }));
@@ -55,8 +61,14 @@ test('receiveOptions: defaults, and the one rule for vt', () => {
 
 test('peekOptions: states the store has, orders, ids', () => {
   expect(peekOptions({ limit: 5 })).toEqual({ limit: 5, state: 'all', order: 'oldest', afterId: undefined, id: undefined });
-  expect(peekOptions({ limit: 5, state: 'failed', order: 'newest', afterId: 9n })).toMatchObject({ state: 'failed', order: 'newest', afterId: 9n });
-  expect(refusal(() => peekOptions({ limit: 1, state: 'failed' }, ['ready', 'inflight', 'delayed'])).line()).toMatch(/no failed state: use ready, inflight, delayed or all/);
+  expect(peekOptions({ limit: 5, state: 'failed', order: 'newest', afterId: 9n })).toMatchObject({
+    state: 'failed',
+    order: 'newest',
+    afterId: 9n,
+  });
+  expect(refusal(() => peekOptions({ limit: 1, state: 'failed' }, ['ready', 'inflight', 'delayed'])).line()).toMatch(
+    /no failed state: use ready, inflight, delayed or all/,
+  );
   refusal(() => peekOptions({ limit: 1, state: 'constructor' as never }));
   refusal(() => peekOptions({ limit: 1, order: 'up' as never }));
   refusal(() => peekOptions({ limit: 0 }));

@@ -19,9 +19,13 @@ test.each([
 
 test('bind matches pg-protocol for any statement name and text values', () => {
   fc.assert(
-    fc.property(fc.string({ minLength: 1, maxLength: 30, unit: 'grapheme' }), fc.array(fc.option(fc.string({ unit: 'grapheme', maxLength: 300 }), { nil: null }), { maxLength: 8 }), (name, values) => {
-      expect(bindExecuteSync(name, values)).toEqual(reference(name, values));
-    }),
+    fc.property(
+      fc.string({ minLength: 1, maxLength: 30, unit: 'grapheme' }),
+      fc.array(fc.option(fc.string({ unit: 'grapheme', maxLength: 300 }), { nil: null }), { maxLength: 8 }),
+      (name, values) => {
+        expect(bindExecuteSync(name, values)).toEqual(reference(name, values));
+      },
+    ),
     { numRuns: 500 },
   );
 });

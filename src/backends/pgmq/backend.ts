@@ -62,7 +62,11 @@ export interface PgmqClientConfig {
  * isolation are set on the connection, so the server enforces them). Exported for tests that
  * make their own connections as smq makes them (see pgmqBackendOn).
  */
-export async function pgmqClientConfig(url: string | undefined, options: OpenOptions = {}, sockets = new SocketTracker()): Promise<PgmqClientConfig> {
+export async function pgmqClientConfig(
+  url: string | undefined,
+  options: OpenOptions = {},
+  sockets = new SocketTracker(),
+): Promise<PgmqClientConfig> {
   const conn = pgConnection(url);
   const ctx: PgErrorContext = { location: conn.display, secrets: conn.secrets, callTimeoutMs: options.callTimeoutMs };
   const settings: string[] = [];
@@ -87,11 +91,23 @@ export async function pgmqClientConfig(url: string | undefined, options: OpenOpt
  * connection). openPgmqBackend makes them; a test may pass its own, to hold them itself.
  * Probes the server once; closes the connections and throws when pgmq is not there.
  */
-export async function pgmqBackendOn(connections: pg.Pool | WirePool | Pool, ctx: PgErrorContext, sockets = new SocketTracker()): Promise<PgmqBackend> {
+export async function pgmqBackendOn(
+  connections: pg.Pool | WirePool | Pool,
+  ctx: PgErrorContext,
+  sockets = new SocketTracker(),
+): Promise<PgmqBackend> {
   const pool = connections as unknown as Pool;
   const location = ctx.location;
   try {
-    const probe = await pool.query<{ version: string; isolation: string; ext: string | null; compat: boolean; meta: boolean; cols: string[] | null; conditional: boolean }>(sql.PROBE);
+    const probe = await pool.query<{
+      version: string;
+      isolation: string;
+      ext: string | null;
+      compat: boolean;
+      meta: boolean;
+      cols: string[] | null;
+      conditional: boolean;
+    }>(sql.PROBE);
     const row = probe.rows[0]!;
     let schema: string;
     if (row.ext) schema = `pgmq ${row.ext}`;

@@ -41,7 +41,11 @@ export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOpti
  * of the two settings the server takes; connection failures are thrown as node-postgres
  * reports them (the caller maps them).
  */
-export async function resolveClientConfig(conn: PgConnection, o: ClientOptions, env: NodeJS.ProcessEnv = process.env): Promise<pg.ClientConfig> {
+export async function resolveClientConfig(
+  conn: PgConnection,
+  o: ClientOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<pg.ClientConfig> {
   const ssl = await chooseTls(tlsAttempts(conn, env), async (attempt) => {
     const client = new pg.Client(clientConfigOf(conn, attempt, o));
     client.on('error', () => undefined);

@@ -15,12 +15,47 @@ export type SslMode = (typeof SSL_MODES)[number];
 
 /** libpq's connection keywords: the only ones a URL query or a service file may name. */
 const KEYWORDS: ReadonlySet<string> = new Set([
-  'host', 'hostaddr', 'port', 'dbname', 'user', 'password', 'passfile', 'require_auth', 'channel_binding',
-  'connect_timeout', 'client_encoding', 'options', 'application_name', 'fallback_application_name',
-  'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count', 'tcp_user_timeout', 'replication',
-  'gssencmode', 'sslmode', 'sslnegotiation', 'sslcompression', 'sslcert', 'sslkey', 'sslpassword', 'sslcertmode',
-  'sslrootcert', 'sslcrl', 'sslcrldir', 'sslsni', 'requirepeer', 'ssl_min_protocol_version', 'ssl_max_protocol_version',
-  'krbsrvname', 'gsslib', 'gssdelegation', 'service', 'target_session_attrs', 'load_balance_hosts',
+  'host',
+  'hostaddr',
+  'port',
+  'dbname',
+  'user',
+  'password',
+  'passfile',
+  'require_auth',
+  'channel_binding',
+  'connect_timeout',
+  'client_encoding',
+  'options',
+  'application_name',
+  'fallback_application_name',
+  'keepalives',
+  'keepalives_idle',
+  'keepalives_interval',
+  'keepalives_count',
+  'tcp_user_timeout',
+  'replication',
+  'gssencmode',
+  'sslmode',
+  'sslnegotiation',
+  'sslcompression',
+  'sslcert',
+  'sslkey',
+  'sslpassword',
+  'sslcertmode',
+  'sslrootcert',
+  'sslcrl',
+  'sslcrldir',
+  'sslsni',
+  'requirepeer',
+  'ssl_min_protocol_version',
+  'ssl_max_protocol_version',
+  'krbsrvname',
+  'gsslib',
+  'gssdelegation',
+  'service',
+  'target_session_attrs',
+  'load_balance_hosts',
 ]);
 /** node-postgres' own URL parameters, so URLs written for it keep working. */
 const NODE_PG_KEYWORDS: ReadonlySet<string> = new Set(['ssl', 'uselibpqcompat']);
@@ -124,7 +159,10 @@ function queryParams(parts: UrlParts): Params {
     if (!KEYWORDS.has(key) && !NODE_PG_KEYWORDS.has(key)) {
       // With a password around, the "keyword" may be a piece of it: name it only otherwise.
       if (passwordInUserPart || parts.query.includes('password=')) refuse('malformed URL: an unknown query parameter');
-      throw usageError(`unknown parameter ${JSON.stringify(key)} in the postgres URL`, 'use libpq keywords, e.g. sslmode, application_name, options');
+      throw usageError(
+        `unknown parameter ${JSON.stringify(key)} in the postgres URL`,
+        'use libpq keywords, e.g. sslmode, application_name, options',
+      );
     }
     params[key] = decode(item.slice(eq + 1));
   }
@@ -195,7 +233,8 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
   const params: Params = { ...fromEnv, ...fromService, ...given };
   const portText = params['port'] ?? '5432';
   const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
-  if (!(port >= 1 && port <= 65535)) throw usageError('invalid port', 'the port is a number from 1 to 65535 (check --url, PGPORT or the service)');
+  if (!(port >= 1 && port <= 65535))
+    throw usageError('invalid port', 'the port is a number from 1 to 65535 (check --url, PGPORT or the service)');
   const user = params['user'] ?? env['USER'] ?? safeUserName();
   const host = params['host'] ?? params['hostaddr'] ?? 'localhost';
   const database = params['dbname'] ?? user;

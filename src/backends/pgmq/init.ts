@@ -16,7 +16,11 @@ export async function installPgmq(url: string | undefined, options: InstallOptio
   const sockets = new SocketTracker();
   let client: pg.Client;
   try {
-    const config = await resolveClientConfig(conn, { applicationName: 'smq', connectTimeoutMs: options.connectTimeoutMs, stream: sockets.stream }, env);
+    const config = await resolveClientConfig(
+      conn,
+      { applicationName: 'smq', connectTimeoutMs: options.connectTimeoutMs, stream: sockets.stream },
+      env,
+    );
     client = new pg.Client({ ...config, query_timeout: callTimeoutMs });
     // An idle client's error event would otherwise crash the process.
     client.on('error', () => undefined);

@@ -79,7 +79,14 @@ export async function receive(s: PgmqSession, queue: string, options: ReceiveOpt
   return rows.map((r) => toMessage(r, 'inflight'));
 }
 
-async function naiveReceive(s: PgmqSession, queue: string, qty: number, vt: number, pauseMs: number, runId: string | undefined): Promise<Message[]> {
+async function naiveReceive(
+  s: PgmqSession,
+  queue: string,
+  qty: number,
+  vt: number,
+  pauseMs: number,
+  runId: string | undefined,
+): Promise<Message[]> {
   const rel = await s.table(queue);
   return s.transaction(
     queue,
@@ -88,7 +95,12 @@ async function naiveReceive(s: PgmqSession, queue: string, qty: number, vt: numb
       const candidates = await client.query<{ msg_id: string }>(sel.text, sel.values);
       if (candidates.rows.length === 0) return [];
       if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
-      const upd = sql.naiveUpdateQuery(rel, candidates.rows.map((r) => BigInt(r.msg_id)), vt, s.columns);
+      const upd = sql.naiveUpdateQuery(
+        rel,
+        candidates.rows.map((r) => BigInt(r.msg_id)),
+        vt,
+        s.columns,
+      );
       const rows = await client.query<MessageRow>(upd.text, upd.values);
       return rows.rows.map((r) => toMessage(r, 'inflight'));
     },

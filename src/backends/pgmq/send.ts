@@ -27,7 +27,15 @@ export function sendStatements(queue: string, messages: readonly SendInput[], co
     while (end < messages.length && end - start < ROWS_PER_STATEMENT && (messages[end]!.delaySec ?? 0) === delay) end++;
     const run = messages.slice(start, end);
     const withHeaders = run.some((m) => m.headers !== undefined);
-    out.push(sql.sendBatchQuery(queue, run.map((m) => m.body), withHeaders ? run.map((m) => m.headers) : null, delay, cols));
+    out.push(
+      sql.sendBatchQuery(
+        queue,
+        run.map((m) => m.body),
+        withHeaders ? run.map((m) => m.headers) : null,
+        delay,
+        cols,
+      ),
+    );
     start = end;
   }
   return out;
@@ -62,7 +70,11 @@ const isBodyError = (e: unknown): e is { code: string; message: string; detail?:
  * one body is found (log2 of the chunk in extra round trips). Other errors (connection
  * lost, ...) are thrown as they come.
  */
-export async function firstRefusedBody(client: QueryClient, bodies: readonly string[], isUtf8: () => Promise<boolean>): Promise<RefusedBody | undefined> {
+export async function firstRefusedBody(
+  client: QueryClient,
+  bodies: readonly string[],
+  isUtf8: () => Promise<boolean>,
+): Promise<RefusedBody | undefined> {
   const screens = bodies.map(screenBody);
   const utf8 = screens.some((s) => s.sure && !s.ascii) && (await isUtf8());
   const doubtful: number[] = [];

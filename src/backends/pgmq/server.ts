@@ -5,7 +5,14 @@ import { toNumber, type PgmqSession } from './session.js';
 import * as sql from './sql.js';
 
 export async function health(s: PgmqSession): Promise<HealthInfo> {
-  const rows = await s.run<{ xact_age: number | null; xact_pid: number | null; slot: string | null; slot_age: number | null; dead: string | null; live: string | null }>(sql.HEALTH);
+  const rows = await s.run<{
+    xact_age: number | null;
+    xact_pid: number | null;
+    slot: string | null;
+    slot_age: number | null;
+    dead: string | null;
+    live: string | null;
+  }>(sql.HEALTH);
   const r = rows[0]!;
   const parts: string[] = [];
   const warnings: string[] = [];

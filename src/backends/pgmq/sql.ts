@@ -212,7 +212,13 @@ RETURNING ${messageColumns(cols)}`,
   };
 }
 
-export function sendQuery(queue: string, body: string, headers: Record<string, string> | undefined, delaySec: number, cols: Columns): Query {
+export function sendQuery(
+  queue: string,
+  body: string,
+  headers: Record<string, string> | undefined,
+  delaySec: number,
+  cols: Columns,
+): Query {
   if (cols.headers) {
     return {
       name: 'smq_send_h',

@@ -16,7 +16,10 @@ function readPem(keyword: string, file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    throw usageError(`cannot read ${keyword} file ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, `check ${keyword}`);
+    throw usageError(
+      `cannot read ${keyword} file ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+      `check ${keyword}`,
+    );
   }
 }
 

@@ -78,7 +78,8 @@ export class WirePool {
     let released = false;
     return {
       // Only ever on the connection the transaction began on.
-      query: async <R>(q: string | WireQuery, v?: readonly unknown[]) => (await pinned.query(typeof q === 'string' ? { text: q, values: v } : q)) as { rows: R[] },
+      query: async <R>(q: string | WireQuery, v?: readonly unknown[]) =>
+        (await pinned.query(typeof q === 'string' ? { text: q, values: v } : q)) as { rows: R[] },
       release: (destroy?: boolean | Error) => {
         if (released) return;
         released = true;

@@ -144,15 +144,18 @@ export class WireConnection {
     if (deadline) {
       const { callTimeoutMs: ms, location } = deadline;
       // A timer per call would cost the hot path; one coarse check finds a hung call within ms + ms/4.
-      this.watchdog = setInterval(() => {
-        const oldest = this.pending[0];
-        if (oldest && Date.now() - oldest.madeAt >= ms) {
-          // The server may still be working on it (or be stopped): this connection is useless
-          // now, since every later call waits behind that one. Cut it; the pool opens another.
-          this.fail(callTimeout(location, ms));
-          this.stream.destroy();
-        }
-      }, Math.min(1_000, Math.max(50, Math.floor(ms / 4))));
+      this.watchdog = setInterval(
+        () => {
+          const oldest = this.pending[0];
+          if (oldest && Date.now() - oldest.madeAt >= ms) {
+            // The server may still be working on it (or be stopped): this connection is useless
+            // now, since every later call waits behind that one. Cut it; the pool opens another.
+            this.fail(callTimeout(location, ms));
+            this.stream.destroy();
+          }
+        },
+        Math.min(1_000, Math.max(50, Math.floor(ms / 4))),
+      );
       this.watchdog.unref();
     }
   }
@@ -172,7 +175,9 @@ export class WireConnection {
   query(q: WireQuery): Promise<{ rows: Record<string, unknown>[] }> {
     if (!this.usable) return Promise.reject(terminated(this.lastError));
     if (this.pending.length >= this.maxInFlight) {
-      return Promise.reject(new Error(`too many calls in flight: ${this.pending.length} calls are already waiting for an answer on one connection`));
+      return Promise.reject(
+        new Error(`too many calls in flight: ${this.pending.length} calls are already waiting for an answer on one connection`),
+      );
     }
     let out: Buffer;
     let preparing: string | undefined;
@@ -183,7 +188,17 @@ export class WireConnection {
       return Promise.reject(e); // a value prepareValue refuses (e.g. a circular object)
     }
     return new Promise((resolve, reject) => {
-      this.pending.push({ statement, preparing, fields: undefined, result: { rows: [] }, madeAt: Date.now(), parsed: false, error: undefined, resolve, reject });
+      this.pending.push({
+        statement,
+        preparing,
+        fields: undefined,
+        result: { rows: [] },
+        madeAt: Date.now(),
+        parsed: false,
+        error: undefined,
+        resolve,
+        reject,
+      });
       this.outbox.push(out);
       if (!this.flushing) {
         this.flushing = true;
@@ -208,7 +223,12 @@ export class WireConnection {
         preparing = q.name;
         statement = { fields: undefined };
         this.statements.set(q.name, statement);
-        out = Buffer.concat([serialize.parse({ name: q.name, text: q.text }), serialize.describe({ type: 'S', name: q.name }), bind, EXECUTE_SYNC]);
+        out = Buffer.concat([
+          serialize.parse({ name: q.name, text: q.text }),
+          serialize.describe({ type: 'S', name: q.name }),
+          bind,
+          EXECUTE_SYNC,
+        ]);
       }
     } else {
       out = Buffer.concat([serialize.parse({ text: q.text }), serialize.bind({ values }), DESCRIBE_PORTAL, EXECUTE_SYNC]);
@@ -243,7 +263,10 @@ export class WireConnection {
         return;
       case 'rowDescription':
         if (p) {
-          const fields = (m as RowDescriptionMessage).fields.map((f) => ({ name: f.name, parse: pg.types.getTypeParser(f.dataTypeID, 'text') as (t: string) => unknown }));
+          const fields = (m as RowDescriptionMessage).fields.map((f) => ({
+            name: f.name,
+            parse: pg.types.getTypeParser(f.dataTypeID, 'text') as (t: string) => unknown,
+          }));
           if (p.preparing !== undefined && p.statement) p.statement.fields = fields;
           else p.fields = fields;
         }

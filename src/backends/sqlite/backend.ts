@@ -154,6 +154,14 @@ export async function openSqliteBackend(path: string, options: OpenOptions = {})
   // longer than the caller's call deadline.
   const busyTimeoutMs = Math.min(BUSY_TIMEOUT_MS, options.callTimeoutMs ?? BUSY_TIMEOUT_MS);
   const opened = openSmoothMqFile(path, { readOnly: options.readOnly, create: options.create, busyTimeoutMs });
-  const session = new SqliteSession(opened.db, path, tenant, options.tenant !== undefined, options.readOnly === true, opened.hasRateLimits, busyTimeoutMs);
+  const session = new SqliteSession(
+    opened.db,
+    path,
+    tenant,
+    options.tenant !== undefined,
+    options.readOnly === true,
+    opened.hasRateLimits,
+    busyTimeoutMs,
+  );
   return new SqliteBackend(session, opened.created);
 }

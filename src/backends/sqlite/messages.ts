@@ -23,7 +23,10 @@ function checkAttributes(headers: SendInput['headers']): [string, string][] {
   for (const [k, v] of entries) {
     if (k === '') throw invalidInput('an attribute name is empty');
     if (k.endsWith(DATA_TYPE_SUFFIX)) {
-      throw invalidInput(`attribute name ${JSON.stringify(k)} ends in ${DATA_TYPE_SUFFIX}`, 'SmoothMQ keeps attribute types under that suffix; choose another name');
+      throw invalidInput(
+        `attribute name ${JSON.stringify(k)} ends in ${DATA_TYPE_SUFFIX}`,
+        'SmoothMQ keeps attribute types under that suffix; choose another name',
+      );
     }
     if (typeof v !== 'string') throw invalidInput(`attribute ${JSON.stringify(k)} must be text`);
   }
@@ -70,7 +73,9 @@ export function receive(s: SqliteSession, queue: string, options: ReceiveOptions
   const { qty, vtSec, dequeue: mode, naivePauseMs: pauseMs } = validate.receiveOptions(options);
   const vtOverride = vtSec === undefined ? undefined : BigInt(vtSec);
   const runId = options.runId;
-  return s.run(() => (mode === 'safe' ? claimSafely(s, name, qty, vtOverride, runId) : claimNaively(s, name, qty, vtOverride, pauseMs, runId)));
+  return s.run(() =>
+    mode === 'safe' ? claimSafely(s, name, qty, vtOverride, runId) : claimNaively(s, name, qty, vtOverride, pauseMs, runId),
+  );
 }
 
 /** One BEGIN IMMEDIATE transaction: choose, claim and read attributes under the write lock. */
@@ -97,7 +102,14 @@ function claimSafely(s: SqliteSession, name: string, qty: number, vtOverride: bi
  * then UPDATE them by id in a separate statement without checking they are still visible.
  * Two connections that select in the same window both get the same messages.
  */
-function claimNaively(s: SqliteSession, name: string, qty: number, vtOverride: bigint | undefined, pauseMs: number, runId: string | undefined): Message[] {
+function claimNaively(
+  s: SqliteSession,
+  name: string,
+  qty: number,
+  vtOverride: bigint | undefined,
+  pauseMs: number,
+  runId: string | undefined,
+): Message[] {
   const q = s.requireQueue(name);
   const now = unixNow();
   const limit = s.rateAllowance(q, now, qty);
@@ -139,7 +151,9 @@ export function setVisibility(s: SqliteSession, queue: string, ids: readonly Mes
     s.writeTx(() => {
       const q = s.requireQueue(name);
       if (wanted.length === 0) return [];
-      const changed = s.column<bigint>(SQL.SET_VISIBILITY).all({ tenant: s.tenant, queue: q.id, visibleAt: unixNow() + vt, ids: idsJson(wanted) });
+      const changed = s
+        .column<bigint>(SQL.SET_VISIBILITY)
+        .all({ tenant: s.tenant, queue: q.id, visibleAt: unixNow() + vt, ids: idsJson(wanted) });
       return inInputOrder(wanted, changed);
     }),
   );

@@ -4,7 +4,17 @@ import type Database from 'better-sqlite3';
 import { SmqError, queueNotFound } from '../../errors.js';
 import type { Message } from '../types.js';
 import { BUSY_TIMEOUT_MS, isPrimaryKeyViolation, mapSqliteError } from './errors.js';
-import { attributesOf, idsJson, idTime, messageStateAt, text, type KvRow, type MessageRow, type QueueRow, type ResolvedQueue } from './rows.js';
+import {
+  attributesOf,
+  idsJson,
+  idTime,
+  messageStateAt,
+  text,
+  type KvRow,
+  type MessageRow,
+  type QueueRow,
+  type ResolvedQueue,
+} from './rows.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import * as SQL from './sql.js';
 

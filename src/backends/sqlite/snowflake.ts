@@ -21,11 +21,7 @@ export interface SnowflakeParts {
 }
 
 export function composeSnowflake(parts: SnowflakeParts): bigint {
-  return (
-    (BigInt(parts.timeMs - SNOWFLAKE_EPOCH_MS) << TIME_SHIFT) |
-    (BigInt(parts.node) << NODE_SHIFT) |
-    BigInt(parts.step)
-  );
+  return (BigInt(parts.timeMs - SNOWFLAKE_EPOCH_MS) << TIME_SHIFT) | (BigInt(parts.node) << NODE_SHIFT) | BigInt(parts.step);
 }
 
 export function decomposeSnowflake(id: bigint): SnowflakeParts {

@@ -100,7 +100,13 @@ export async function failed(ctx: LoopContext, slot: FailureRun, e: unknown, cal
   const kind = errorKind(e);
   recorder.countError(kind);
   totals.lastError = errorText(e);
-  const fatal = recordFailure(slot, e, kind, { nowUs: ctx.clock.nowUs(), callStartUs, outageTimeoutMs: setup.outageTimeoutMs, stopping: stop.stopping, lastError: totals.lastError });
+  const fatal = recordFailure(slot, e, kind, {
+    nowUs: ctx.clock.nowUs(),
+    callStartUs,
+    outageTimeoutMs: setup.outageTimeoutMs,
+    stopping: stop.stopping,
+    lastError: totals.lastError,
+  });
   recorder.error(fatal ?? totals.lastError, fatal !== undefined, kind);
   if (fatal !== undefined) return false;
   await stop.pause(backoffMs(slot.consecutiveErrors - 1));

@@ -23,7 +23,12 @@ interface ReceiverSlot extends LoopSlot {
 /** A batch's acknowledgement, in flight while the receiver asks for the next batch. */
 interface AckInFlight {
   readonly ours: readonly { readonly sender: number; readonly seq: number; readonly id: bigint }[];
-  readonly outcome: Promise<{ readonly done: readonly bigint[] | undefined; readonly error: unknown; readonly startUs: number; readonly endUs: number }>;
+  readonly outcome: Promise<{
+    readonly done: readonly bigint[] | undefined;
+    readonly error: unknown;
+    readonly startUs: number;
+    readonly endUs: number;
+  }>;
 }
 
 function startAck(ctx: LoopContext, backend: Backend, ids: bigint[], ours: AckInFlight['ours']): AckInFlight {
@@ -82,7 +87,14 @@ function startHandBack(ctx: LoopContext, slot: ReceiverSlot): Promise<void> | un
 }
 
 export async function runReceiver(ctx: LoopContext, index: number, backend: Backend): Promise<void> {
-  const slot: ReceiverSlot = { index, backend, record: ctx.recorder.addReceiver(index), handBack: [], consecutiveErrors: 0, failingSinceUs: undefined };
+  const slot: ReceiverSlot = {
+    index,
+    backend,
+    record: ctx.recorder.addReceiver(index),
+    handBack: [],
+    consecutiveErrors: 0,
+    failingSinceUs: undefined,
+  };
   try {
     await receiveLoop(ctx, slot);
   } finally {

@@ -45,7 +45,12 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       // Closed loop: wait for room in the backlog. The wait happens before the send starts,
       // so it is not send latency (with --rate, the intended time still counts it).
       const waitFrom = monoUs();
-      const r = await gate.reserve(n, setup.backlog!.stuckMs, () => stop.stopping || monoUs() >= deadlineUs, () => monoUs() / 1000);
+      const r = await gate.reserve(
+        n,
+        setup.backlog!.stuckMs,
+        () => stop.stopping || monoUs() >= deadlineUs,
+        () => monoUs() / 1000,
+      );
       totals.backlogWaitMs += (monoUs() - waitFrom) / 1000;
       if (r === 'cancelled') break;
       if (r === 'stuck') totals.backlogStuck += 1;
@@ -55,10 +60,18 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       gate?.release(n, false);
       break;
     }
-    const bodyOf = (k: number) => ({ body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding) });
+    const bodyOf = (k: number) => ({
+      body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding),
+    });
     try {
       if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
-      const sending = n === 1 ? backend.send(queue, bodyOf(0)).then((id) => [id]) : backend.sendBatch(queue, Array.from({ length: n }, (_, k) => bodyOf(k)));
+      const sending =
+        n === 1
+          ? backend.send(queue, bodyOf(0)).then((id) => [id])
+          : backend.sendBatch(
+              queue,
+              Array.from({ length: n }, (_, k) => bodyOf(k)),
+            );
       const ids = await watch.track(sending, startUs / 1000);
       if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();

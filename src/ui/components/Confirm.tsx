@@ -26,8 +26,8 @@ export function Confirm({ question, onAnswer, keys }: ConfirmProps) {
   useKeyTarget(
     keys,
     (input, key) => {
-    if (input === 'y' || input === 'Y') onAnswer(true);
-    else if (input !== '' || key.escape || key.return) onAnswer(false);
+      if (input === 'y' || input === 'Y') onAnswer(true);
+      else if (input !== '' || key.escape || key.return) onAnswer(false);
     },
     { layer: LAYER_PROMPT },
   );

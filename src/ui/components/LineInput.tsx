@@ -22,19 +22,23 @@ export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCan
     setValue(v);
     onChange?.(v);
   };
-  useKeyTarget(keys, (input, key) => {
-    if (key.return) return onSubmit(value);
-    if (key.escape) return onCancel();
-    if (key.backspace || key.delete) return update(Array.from(value).slice(0, -1).join(''));
-    if (key.ctrl && input === 'u') return update('');
-    if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab) return;
-    if (key.pageUp || key.pageDown || key.home || key.end) return;
-    if (input === '') return;
-    // A run of typed characters (a paste) comes in one call; Enter comes on its own. Line
-    // feeds become spaces (the body is one line; JSON does not mind).
-    const text = input.replace(/\n/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-    if (text !== '') update(value + text);
-  }, { layer: LAYER_PROMPT, text: true });
+  useKeyTarget(
+    keys,
+    (input, key) => {
+      if (key.return) return onSubmit(value);
+      if (key.escape) return onCancel();
+      if (key.backspace || key.delete) return update(Array.from(value).slice(0, -1).join(''));
+      if (key.ctrl && input === 'u') return update('');
+      if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab) return;
+      if (key.pageUp || key.pageDown || key.home || key.end) return;
+      if (input === '') return;
+      // A run of typed characters (a paste) comes in one call; Enter comes on its own. Line
+      // feeds become spaces (the body is one line; JSON does not mind).
+      const text = input.replace(/\n/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+      if (text !== '') update(value + text);
+    },
+    { layer: LAYER_PROMPT, text: true },
+  );
   return (
     <Text>
       <Text bold>{label}</Text>

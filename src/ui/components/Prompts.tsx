@@ -12,7 +12,9 @@ interface PromptBase {
 }
 
 /** The list filter: applied as it is typed; Enter keeps it, Esc clears it. */
-export function FilterPrompt(p: PromptBase & { initial: string; onChange: (text: string) => void; onKeep: () => void; onClear: () => void }) {
+export function FilterPrompt(
+  p: PromptBase & { initial: string; onChange: (text: string) => void; onKeep: () => void; onClear: () => void },
+) {
   return (
     <LineInput
       keys={p.keys}
@@ -27,7 +29,9 @@ export function FilterPrompt(p: PromptBase & { initial: string; onChange: (text:
 }
 
 export function JumpPrompt(p: PromptBase & { onJump: (text: string) => void; onCancel: () => void }) {
-  return <LineInput keys={p.keys} label="jump to message id: " hint="Enter jumps · Esc cancels" onSubmit={p.onJump} onCancel={p.onCancel} />;
+  return (
+    <LineInput keys={p.keys} label="jump to message id: " hint="Enter jumps · Esc cancels" onSubmit={p.onJump} onCancel={p.onCancel} />
+  );
 }
 
 /** "Delete message 12 in orders? [y/N]", cut to the width. */
@@ -35,7 +39,13 @@ export function ConfirmPrompt(
   p: PromptBase & { modal: Extract<Modal, { kind: 'confirm' }>; width: number; onAnswer: (yes: boolean) => void },
 ) {
   const { modal } = p;
-  return <Confirm keys={p.keys} question={confirmQuestion(ACTION_WORDS[modal.action].ask, modal.id, modal.queue.label, p.width)} onAnswer={p.onAnswer} />;
+  return (
+    <Confirm
+      keys={p.keys}
+      question={confirmQuestion(ACTION_WORDS[modal.action].ask, modal.id, modal.queue.label, p.width)}
+      onAnswer={p.onAnswer}
+    />
+  );
 }
 
 /** Purge asks for the queue's name to be typed, not for a y. */
@@ -51,7 +61,9 @@ export function PurgePrompt(p: PromptBase & { queue: QueueRef; onSubmit: (typed:
   );
 }
 
-export function SendPrompt(p: PromptBase & { queue: QueueRef; jsonBodies: boolean; onSubmit: (body: string) => void; onCancel: () => void }) {
+export function SendPrompt(
+  p: PromptBase & { queue: QueueRef; jsonBodies: boolean; onSubmit: (body: string) => void; onCancel: () => void },
+) {
   return (
     <LineInput
       keys={p.keys}
@@ -100,7 +112,14 @@ export function ModalPrompt(p: ModalPromptProps) {
     case 'confirm':
       return <ConfirmPrompt keys={keys} modal={modal} width={p.width} onAnswer={then((yes: boolean) => p.actions.answer(modal, yes))} />;
     case 'purge':
-      return <PurgePrompt keys={keys} queue={modal.queue} onSubmit={then((typed: string) => p.actions.purge(modal.queue, typed))} onCancel={p.cancel} />;
+      return (
+        <PurgePrompt
+          keys={keys}
+          queue={modal.queue}
+          onSubmit={then((typed: string) => p.actions.purge(modal.queue, typed))}
+          onCancel={p.cancel}
+        />
+      );
     case 'send': {
       const submit = then((body: string) => p.actions.send(modal.queue, body));
       return <SendPrompt keys={keys} queue={modal.queue} jsonBodies={p.jsonBodies} onSubmit={submit} onCancel={p.cancel} />;

@@ -43,9 +43,7 @@ export function QueueList(p: QueueListProps) {
       {visible.map((row, i) => {
         const line = p.columns
           .map((c) =>
-            c.spec.id === 'spark'
-              ? sparkline(row.depth, c.width, p.now)
-              : fitText(cellText(row, c.spec.id), c.width, c.spec.align),
+            c.spec.id === 'spark' ? sparkline(row.depth, c.width, p.now) : fitText(cellText(row, c.spec.id), c.width, c.spec.align),
           )
           .join(gap);
         const isSelected = p.offset + i === p.selected;

@@ -6,16 +6,7 @@ import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
-import {
-  firstPage,
-  nextPage,
-  pageNumber,
-  prevPage,
-  setOrder,
-  setPageSize,
-  cycleStateFilter,
-  type PagingState,
-} from '../model/paging.js';
+import { firstPage, nextPage, pageNumber, prevPage, setOrder, setPageSize, cycleStateFilter, type PagingState } from '../model/paging.js';
 import { formatAge, formatCount } from '../model/format.js';
 import type { QueueRow } from '../model/rows.js';
 import { moveSelection } from '../model/viewport.js';
@@ -50,13 +41,14 @@ const CHROME_LINES = 2;
 
 export function QueueScreen(p: QueueScreenProps) {
   const pageSize = Math.max(1, p.height - CHROME_LINES);
-  const { page, pageOf, loading, error, reload, current: pageCurrent } = useMessages(
-    p.backend,
-    p.queue.rawName,
-    p.paging,
-    p.live,
-    p.reloadToken,
-  );
+  const {
+    page,
+    pageOf,
+    loading,
+    error,
+    reload,
+    current: pageCurrent,
+  } = useMessages(p.backend, p.queue.rawName, p.paging, p.live, p.reloadToken);
 
   // The page is as tall as the screen; resizing changes it.
   const { paging, selected: selectedRow, onChange } = p;
@@ -143,9 +135,7 @@ export function QueueScreen(p: QueueScreenProps) {
       <Text bold underline wrap="truncate-end">
         {GUTTER_BLANK + messageTitle(cols)}
       </Text>
-      {error ? (
-        <Text color="red" wrap="truncate-end">{`cannot read messages: ${error} (retrying)`}</Text>
-      ) : null}
+      {error ? <Text color="red" wrap="truncate-end">{`cannot read messages: ${error} (retrying)`}</Text> : null}
       {!current && !error ? <Text dimColor>loading…</Text> : null}
       {current && messages.length === 0 ? (
         <Text dimColor>{p.paging.state === 'all' ? 'no messages' : `no ${STATE_WORDS[p.paging.state]} messages`}</Text>

@@ -253,7 +253,10 @@ export function TopApp(props: TopAppProps) {
             />
           ) : undefined
         }
-        status={status} hints={keyHints(top.kind, readOnly, caps.archive)} width={size.columns} />
+        status={status}
+        hints={keyHints(top.kind, readOnly, caps.archive)}
+        width={size.columns}
+      />
     </Box>
   );
 }

@@ -204,10 +204,13 @@ export class KeyRouter {
     if (this.blockedSince === undefined) this.blockedSince = now;
     if (now - this.blockedSince >= HOLD_MS) return true;
     if (this.holdTimer === undefined) {
-      this.holdTimer = setTimeout(() => {
-        this.holdTimer = undefined;
-        this.pump();
-      }, HOLD_MS - (now - this.blockedSince));
+      this.holdTimer = setTimeout(
+        () => {
+          this.holdTimer = undefined;
+          this.pump();
+        },
+        HOLD_MS - (now - this.blockedSince),
+      );
     }
     return false;
   }

@@ -7,14 +7,7 @@ import type { Backend, HealthInfo, QueueStats, ServerInfo } from '../../backends
 import { healthDue } from '../model/interval.js';
 import { LIST_POLICY } from '../model/poller.js';
 import { usePolling } from './usePolling.js';
-import {
-  healthFailed,
-  healthFetched,
-  INITIAL_MONITOR,
-  refreshFailed,
-  refreshSucceeded,
-  type MonitorState,
-} from '../model/monitor.js';
+import { healthFailed, healthFetched, INITIAL_MONITOR, refreshFailed, refreshSucceeded, type MonitorState } from '../model/monitor.js';
 
 type Event =
   | { readonly type: 'ok'; readonly queues: readonly QueueStats[]; readonly at: number }

@@ -90,8 +90,7 @@ export const COLUMN_GAP = 1;
 export function layoutColumns(ids: readonly ColumnId[], totalWidth: number): LaidOutColumn[] {
   let kept = [...ids];
   const need = (cols: readonly ColumnId[]) =>
-    cols.reduce((sum, id) => sum + (id === 'name' ? SPECS.name.minWidth! : SPECS[id].width), 0) +
-    COLUMN_GAP * Math.max(0, cols.length - 1);
+    cols.reduce((sum, id) => sum + (id === 'name' ? SPECS.name.minWidth! : SPECS[id].width), 0) + COLUMN_GAP * Math.max(0, cols.length - 1);
   while (need(kept) > totalWidth && kept.length > 1) {
     // The highest dropOrder goes; on a tie the rightmost.
     let victim = -1;
@@ -104,9 +103,6 @@ export function layoutColumns(ids: readonly ColumnId[], totalWidth: number): Lai
     kept = kept.filter((_, i) => i !== victim);
   }
   const fixed = need(kept) - (kept.includes('name') ? SPECS.name.minWidth! : 0);
-  const nameWidth = Math.max(
-    SPECS.name.minWidth!,
-    Math.min(SPECS.name.maxWidth!, totalWidth - fixed),
-  );
+  const nameWidth = Math.max(SPECS.name.minWidth!, Math.min(SPECS.name.maxWidth!, totalWidth - fixed));
   return kept.map((id) => ({ spec: SPECS[id], width: id === 'name' ? nameWidth : SPECS[id].width }));
 }

@@ -35,12 +35,7 @@ const LEVELS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const
  * `width` characters, the newest on the right; each covers windowMs/width and shows the
  * largest depth seen in it, scaled to the largest of the window. No sample: a space.
  */
-export function sparkline(
-  samples: readonly DepthSample[],
-  width: number,
-  now: number,
-  windowMs: number = HISTORY_WINDOW_MS,
-): string {
+export function sparkline(samples: readonly DepthSample[], width: number, now: number, windowMs: number = HISTORY_WINDOW_MS): string {
   if (width <= 0) return '';
   const buckets: (number | undefined)[] = new Array<number | undefined>(width).fill(undefined);
   const span = windowMs / width;

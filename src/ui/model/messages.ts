@@ -1,14 +1,6 @@
 // The message table of the queue view and the lines of the message detail.
 import type { Capabilities, Message } from '../../backends/types.js';
-import {
-  bodyPreview,
-  fitText,
-  formatAge,
-  formatTimestamp,
-  formatVisibleIn,
-  headerLines,
-  headersPreview,
-} from './format.js';
+import { bodyPreview, fitText, formatAge, formatTimestamp, formatVisibleIn, headerLines, headersPreview } from './format.js';
 import { bodyLines } from './pretty.js';
 import { STATE_WORDS } from '../../output/records.js';
 

@@ -41,9 +41,7 @@ export function refreshSucceeded(s: MonitorState, queues: readonly QueueStats[],
 /** The rows stay on screen (marked stale by the outage) while the database is away. */
 export function refreshFailed(s: MonitorState, error: unknown, at: number): MonitorState {
   const message = errorText(error);
-  const outage: Outage = s.outage
-    ? { ...s.outage, message, failures: s.outage.failures + 1 }
-    : { message, since: at, failures: 1 };
+  const outage: Outage = s.outage ? { ...s.outage, message, failures: s.outage.failures + 1 } : { message, since: at, failures: 1 };
   return { ...s, refreshes: s.refreshes + 1, outage };
 }
 
