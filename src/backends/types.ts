@@ -285,7 +285,8 @@ export interface OpenOptions {
    * Deadline of every call, opening included (see deadline.ts): a call that gets no answer
    * within it rejects with an SmqError of kind 'timeout' (isCallTimeout). Undefined: no
    * deadline. SQLite's busy timeout becomes this too (a locked file). A dedicated pgmq
-   * backend enforces it per statement on its connection (the tester's hot path stays lean).
+   * backend enforces it per statement on its connection (the tester's hot path stays lean);
+   * there, undefined means 60 s (wire.ts's DEFAULT_WIRE_CALL_TIMEOUT_MS), never no deadline.
    */
   readonly callTimeoutMs?: number;
 }

@@ -6,9 +6,8 @@
 // Seconds are whole: pgmq's functions take integer seconds and SmoothMQ stores whole Unix
 // seconds. A fraction is refused on both (SQLite used to round it up, pgmq refused it).
 import { invalidInput } from '../errors.js';
+import { MAX_MESSAGE_ID } from '../text/ids.js';
 import { MESSAGE_STATES, type MessageId, type MessageState, type PeekOptions, type ReceiveOptions, type SendInput } from './types.js';
-
-const MAX_INT64 = (1n << 63n) - 1n;
 
 /** The visibility timeout a receive uses when none is given and the queue has none of its own (pgmq). */
 export const DEFAULT_VT_SEC = 30;
@@ -33,7 +32,7 @@ export function positiveWhole(value: number, what: string): number {
 export function messageIds(ids: readonly MessageId[]): bigint[] {
   if (!Array.isArray(ids)) throw invalidInput('message ids must be a list');
   return ids.map((id) => {
-    if (typeof id !== 'bigint' || id < 0n || id > MAX_INT64) {
+    if (typeof id !== 'bigint' || id < 0n || id > MAX_MESSAGE_ID) {
       throw invalidInput(`invalid message id ${String(id)}`, 'ids are whole numbers, as shown by smq peek');
     }
     return id;

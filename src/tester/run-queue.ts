@@ -5,7 +5,8 @@ import { validateQueueName } from '../backends/names.js';
 import { SmqError } from '../errors.js';
 import type { TesterConfig } from './config.js';
 import { checkConnections } from './connections.js';
-import { END_CALL_HURRIED_MS, errorText, type AfterRunCalls } from './verify.js';
+import { errorText } from './failures.js';
+import { END_CALL_HURRIED_MS, type AfterRunCalls } from './verify.js';
 import { withDeadline } from './lifecycle.js';
 
 /** The queue a run uses: --queue, or a fresh one named after the run. */

@@ -8,6 +8,7 @@
 import type { Backend, Message } from '../backends/index.js';
 import { isSmqError } from '../errors.js';
 import { decodeBody } from './body.js';
+import { errorText } from './failures.js';
 import type { DeliveryChecker, FoundInQueue } from './checker.js';
 import { withDeadline } from './lifecycle.js';
 import { retryLostConnection } from './retry.js';
@@ -99,7 +100,6 @@ export function readBackWarnings(r: ReadBack): string[] {
   return out;
 }
 
-export const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
 export const isLostConnection = (e: unknown) => isSmqError(e) && e.kind === 'connection';
 
 /** The main thread's calls after the run: each with a deadline, retried over a lost connection until one shared end. */
