@@ -42,5 +42,6 @@ export async function installPgmq(url: string | undefined, options: InstallOptio
   return pgmq.installPgmq(url, options);
 }
 
+export { redactSecrets } from './secrets.js';
 export type { Backend } from './types.js';
 export * from './types.js';

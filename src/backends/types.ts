@@ -181,6 +181,21 @@ export interface ServerInfo {
   readonly schemaCreated?: boolean;
 }
 
+/**
+ * Backend.serverIdentity: which server a connection is on, so that a tester run can tell the
+ * phases of a failover apart (and two primaries at once).
+ */
+export interface ServerIdentity {
+  /** host:port the server answers on: its own address for this connection and its port setting. */
+  readonly server: string;
+  /** pg_control_system(): the cluster's (a streaming standby has its primary's); null: not readable. */
+  readonly systemIdentifier: string | null;
+  /** The WAL timeline: a promoted standby starts a new one; null: not readable. */
+  readonly timeline: number | null;
+  /** A standby (pg_is_in_recovery()). */
+  readonly inRecovery: boolean;
+}
+
 export interface Backend {
   readonly kind: BackendKind;
   readonly capabilities: Capabilities;
@@ -242,6 +257,22 @@ export interface Backend {
    */
   connectionBudget?(): Promise<ConnectionBudget>;
 
+  /** Optional (pgmq): the server this backend's connection is on now (ServerIdentity). */
+  serverIdentity?(): Promise<ServerIdentity>;
+
+  /**
+   * Optional (pgmq): ends every other connection on the server whose application_name is this
+   * one (the tester's --fault terminate); returns how many.
+   */
+  terminateConnections?(applicationName: string): Promise<number>;
+
+  /**
+   * Optional (pgmq): why this role may not end the connections that log in as it (not a
+   * superuser, not in pg_signal_backend, not acting as the role they log in as), or undefined
+   * when it may.
+   */
+  cannotTerminate?(): Promise<string | undefined>;
+
   close(): Promise<void>;
 }
 
@@ -289,4 +320,9 @@ export interface OpenOptions {
    * there, undefined means 60 s (wire.ts's DEFAULT_WIRE_CALL_TIMEOUT_MS), never no deadline.
    */
   readonly callTimeoutMs?: number;
+  /**
+   * pgmq: the connections' application_name, over the connection's own: the tester names its
+   * connections after the run so that it can find them (--fault terminate).
+   */
+  readonly applicationName?: string;
 }

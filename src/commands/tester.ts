@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import type { Target } from '../backends/target.js';
+import { redactSecrets, secretsFor, type Target } from '../backends/target.js';
 import { ExitCode, SmqError, usageError } from '../errors.js';
 import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
 import {
@@ -13,9 +13,11 @@ import {
   DEQUEUE_STRATEGIES,
   formatReport,
   ISOLATIONS,
+  parseFaultSpec,
   TesterRun,
   validateConfig,
   type Faults,
+  type FaultRecord,
   type TesterConfig,
   type TesterReport,
 } from '../tester/index.js';
@@ -51,6 +53,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly dequeue: string;
   readonly naivePauseMs?: string | undefined;
   readonly threads?: number | undefined;
+  readonly fault?: string | string[] | undefined;
 }
 
 /** Test hooks, never documented in --help: SMQ_TESTER_FAULTS (JSON) and SMQ_TESTER_RUN_ID (as --run-id). */
@@ -62,6 +65,20 @@ function faultsFrom(env: NodeJS.ProcessEnv): Faults | undefined {
   } catch {
     throw usageError('SMQ_TESTER_FAULTS is not valid JSON');
   }
+}
+
+/**
+ * --fault, each parsed; a command or its output may hold the connection's password, so the
+ * report shows the spec (and the command) with it scrubbed, and scrubs the output too.
+ */
+function faultsOf(argv: TesterArgs, env: NodeJS.ProcessEnv): Pick<TesterConfig, 'faultSpecs' | 'secrets'> {
+  if (argv.fault === undefined) return {};
+  const secrets = secretsFor(argv.url === undefined ? [] : ['--url', String(argv.url)], env);
+  const faultSpecs = [argv.fault].flat().map((f) => {
+    const spec = parseFaultSpec(String(f));
+    return { ...spec, text: redactSecrets(spec.text, secrets) };
+  });
+  return { faultSpecs, secrets };
 }
 
 const num = (name: string, v: unknown): number => {
@@ -116,6 +133,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     maxP99Ms: argv.maxP99 === undefined ? undefined : parseDuration('max-p99', argv.maxP99, { bare: null }),
     runId: argv.runId ?? (env['SMQ_TESTER_RUN_ID'] || undefined),
     faults: faultsFrom(env) ?? {},
+    ...faultsOf(argv, env),
   };
   validateConfig(config);
   return config;
@@ -144,7 +162,7 @@ const EXIT_CODES_HELP = [
   '  0    clean: every message accounted for, thresholds met',
   '  1    could not run: the store unreachable or refusing, a worker crashed, nothing worked',
   '  2    bad usage',
-  '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected)',
+  '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected, split brain)',
   '  5    --max-p99 missed (the verdict is otherwise clean)',
   '  130  interrupted: Ctrl-C (143 SIGTERM, 129 SIGHUP)',
 ].join('\n');
@@ -200,12 +218,15 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     const title = `smq tester · ${config.senders} senders → ${config.receivers} receivers · ${config.dequeue}`;
     let live: { stop(): Promise<void> } | undefined;
     const onProgress = (s: Parameters<typeof plainProgressLine>[0]) => io.stderr.write(plainProgressLine(s) + '\n');
+    const onFault = (f: FaultRecord) =>
+      io.stderr.write(`smq tester: --fault ${escapeControl(f.fault)} fired at ${(f.atMs / 1000).toFixed(1)} s\n`);
     // A terminal without a size (some CI pseudo-terminals) cannot hold the live view.
     if (io.stderr.isTTY && io.stderr === process.stderr && (process.stderr.columns ?? 0) > 0) {
       const { startLiveView } = await loadTesterScreen();
       live = startLiveView(run, process.stderr, title);
     } else {
       run.on('progress', onProgress);
+      run.on('fault', onFault);
     }
     let report: TesterReport;
     try {
@@ -215,6 +236,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
       process.off('SIGTERM', onSigterm);
       process.off('SIGHUP', onSighup);
       run.off('progress', onProgress);
+      run.off('fault', onFault);
       await live?.stop();
     }
     if (format === 'ndjson') io.stdout.write(toJsonLine(report));
@@ -317,10 +339,22 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         requiresArg: true,
         describe: 'naive: pause between select and update (widens the race); a bare number is ms',
       })
+      .option('fault', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          "during the run: terminate@10s ends the run's own connections on the server (pg_terminate_backend); " +
+          "'exec:COMMAND@10s' runs COMMAND through the shell (a switchover, a promotion), its output kept for the report; " +
+          'add ,every=30s to repeat; may be given several times',
+      })
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')
       .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50ms --json', 'a latency gate for CI')
+      .example(
+        "$0 tester --url postgres://db1,db2/app --duration 1m --fault 'exec:patronictl switchover --force@20s'",
+        'across a switchover',
+      )
       .epilogue(EXIT_CODES_HELP) as unknown as Argv<TesterArgs>,
   handler: async (argv) => {
     setExitCode(argv, await runTester(argv));

@@ -15,6 +15,9 @@ import {
   type Chunk,
 } from './checker-slots.js';
 
+/** Told each message found lost, resurrected or duplicated (the failover's words, servers.ts). */
+export type TallyEach = (cls: 'lost' | 'resurrected' | 'duplicated', sender: number, seq: number) => void;
+
 export interface TallyInput {
   /** Per sender, its chunks (undefined: never touched). */
   readonly chunks: readonly (readonly (Chunk | undefined)[])[];
@@ -27,6 +30,7 @@ export interface TallyInput {
   readonly maxExamples: number;
   /** false: acknowledged sends never delivered are notDrained, not lost. */
   readonly judgeLoss: boolean;
+  readonly each?: TallyEach | undefined;
   /** Deliveries already counted unexpected (out of range, malformed), and their examples. */
   readonly outOfRange: number;
   readonly unexpectedExamples: readonly MessageRef[];
@@ -68,9 +72,13 @@ export function tallyMessages(x: TallyInput): Tally {
         if (state === SEND_NONE && n === 0 && !(f & F_IN_QUEUE)) continue;
         if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
         if (f & F_DOUBLE) doubleDequeued += 1;
-        else if (f & F_DUPLICATED) duplicated += 1;
-        else if (f & F_RESURRECTED) resurrected += 1;
-        else if (state === SEND_NONE && x.sendsUnknown) {
+        else if (f & F_DUPLICATED) {
+          duplicated += 1;
+          x.each?.('duplicated', sender, ci * CHUNK_SIZE + i);
+        } else if (f & F_RESURRECTED) {
+          resurrected += 1;
+          x.each?.('resurrected', sender, ci * CHUNK_SIZE + i);
+        } else if (state === SEND_NONE && x.sendsUnknown) {
           if (n === 0) notDrained += 1;
           else if (f & F_REDELIVERED) redelivered += 1;
           else ok += 1;
@@ -90,6 +98,7 @@ export function tallyMessages(x: TallyInput): Tally {
         } else if (n === 0) {
           if (x.judgeLoss && !(f & F_IN_QUEUE)) {
             lost += 1;
+            x.each?.('lost', sender, ci * CHUNK_SIZE + i);
             if (lostExamples.length < x.maxExamples) lostExamples.push({ sender, seq: ci * CHUNK_SIZE + i });
           } else {
             notDrained += 1;

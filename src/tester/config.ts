@@ -1,6 +1,7 @@
 // What a tester run is asked to do, checked before anything connects.
 import type { Target } from '../backends/target.js';
 import { usageError } from '../errors.js';
+import type { FaultSpec } from './fault-spec.js';
 import type { Faults } from './protocol.js';
 
 export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
@@ -68,6 +69,10 @@ export interface TesterConfig {
   /** The run id (--run-id: a drain names the earlier run's); default random. */
   readonly runId?: string | undefined;
   readonly faults?: Faults;
+  /** --fault: what to do to the store during the run, and when (fault-spec.ts). */
+  readonly faultSpecs?: readonly FaultSpec[] | undefined;
+  /** The connection's secrets (every form of its password), kept out of a --fault command's text and output. */
+  readonly secrets?: readonly string[] | undefined;
 }
 
 export const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
@@ -138,6 +143,15 @@ export function validateConfig(c: TesterConfig): void {
     throw usageError('--ack archive needs pgmq', 'SmoothMQ has no archive: use --ack delete');
   if (c.naivePauseMs !== undefined && (!(c.naivePauseMs >= 0) || c.dequeue !== 'naive')) {
     throw usageError('--naive-pause-ms is for --dequeue naive, and 0 or more');
+  }
+  if (c.faultSpecs !== undefined && c.faultSpecs.length > 0) {
+    if (c.senders === 0) throw usageError('--fault needs senders', 'faults fire while the senders send');
+    if (c.target.kind !== 'pgmq' && c.faultSpecs.some((f) => f.kind === 'terminate')) {
+      throw usageError(
+        '--fault terminate needs PostgreSQL: a SQLite file has no server connections to end',
+        'use --fault exec:COMMAND@TIME to run a command of your own',
+      );
+    }
   }
   if (c.runId !== undefined && !/^[A-Za-z0-9_-]{4,64}$/.test(c.runId)) throw usageError('--run-id must be 4 to 64 letters, digits, - or _');
 }

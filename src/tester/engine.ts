@@ -13,6 +13,7 @@ import { RunCollector } from './collector.js';
 import { DEFAULT_OUTAGE_TIMEOUT_MS, validateConfig, type TesterConfig } from './config.js';
 import { decideDrain, drainTimeoutMs, type DrainOutcome } from './drain.js';
 import { detectEnvironment, type TesterEnvironment } from './environment.js';
+import { COMMAND_GRACE_MS, FailoverWatch } from './failover.js';
 import { HdrLog } from './hdr-log.js';
 import { Supervisor, withDeadline } from './lifecycle.js';
 import { planThreads, STOP_TIMEOUT_MS, threadCounts, WorkerPool, workerName, workerSetup, type RunSetup, type WorkerSlot } from './pool.js';
@@ -33,7 +34,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   readonly config: TesterConfig;
   readonly runId: string;
   /** The run's connections: the main thread's (with `create`) and every worker's (dedicated) are these. */
-  private readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize'>;
+  private readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'applicationName'>;
+  /** --fault, the servers the run's connections found themselves on, write outages. */
+  private readonly failover: FailoverWatch;
   private readonly outageTimeoutMs: number;
   /** --max-backlog: a waiting sender goes on after this long with nothing received. */
   private readonly backlogStuckMs: number;
@@ -69,6 +72,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     lost: (w) => this.collector?.lost(w),
     fatal: (message) => this.onFatal(message),
     exited: () => this.supervisor?.poke(),
+    note: (m) => this.failover.onWorker(m),
   });
 
   constructor(config: TesterConfig) {
@@ -76,7 +80,13 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     validateConfig(config);
     this.config = config;
     this.runId = config.runId ?? randomBytes(6).toString('hex');
+    // The run's connections carry a name of their own (a run id may be given twice), so that
+    // --fault terminate ends these and no others; PostgreSQL keeps 63 bytes of it.
+    const applicationName =
+      config.target.kind === 'pgmq' ? `smq-tester-${this.runId.slice(0, 32)}-${randomBytes(3).toString('hex')}` : undefined;
+    this.failover = new FailoverWatch(config.faultSpecs ?? [], applicationName, config.secrets);
     this.open = {
+      ...(applicationName !== undefined ? { applicationName } : {}),
       ...(config.tenant !== undefined ? { tenant: config.tenant } : {}),
       ...(config.isolation !== undefined ? { isolation: config.isolation } : {}),
       connectTimeoutMs: config.connectTimeoutMs ?? 5000,
@@ -114,7 +124,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     let cpuStart: NodeJS.CpuUsage | undefined;
     let reachable = true;
     try {
+      // Refused before anything is created: a terminate fault this role may not carry out.
+      await this.failover.checkPrivilege(backend);
       const { info, messagesBefore, receiveByRunId } = await prepareQueue(backend, c, queue);
+      await this.failover.noteMain(backend);
       if (c.hdrLogPath) this.hdrLog = HdrLog.open(c.hdrLogPath);
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
@@ -130,6 +143,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         backlogCells: this.backlogCells,
         backlogStuckMs: this.backlogStuckMs,
         outageTimeoutMs: this.outageTimeoutMs,
+        writeOutage: this.failover.writeOutageCell,
       };
       const { isolation } = await this.pool.spawn(threads, (role, indices) => workerSetup(role, indices, setup));
       const environment = detectEnvironment(info, c, isolation);
@@ -139,11 +153,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.runStartUs = monoUs();
       this.hdrLog?.start(Date.now());
       this.pool.start(this.runStartUs);
+      this.failover.start(this.runStartUs, backend, (f) => this.emit('fault', f));
       // Ctrl-C while connecting: the senders stop as soon as they start.
       if (this.interrupted) this.stopWhere((w) => w.role === 'sender');
       this.setPhase(c.senders > 0 ? 'sending' : 'draining');
       if (c.senders === 0) this.beginDrain();
       await this.supervise();
+      // A command of --fault still running gets a few seconds (none after Ctrl-C or a failure).
+      await this.failover.finish(this.interrupted || this.fatal !== undefined ? 0 : COMMAND_GRACE_MS);
 
       const durationMs = (monoUs() - this.runStartUs) / 1000;
       const cpu = process.cpuUsage(cpuStart);
@@ -156,10 +173,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         workerFailed: failed,
       });
       reachable = after.reachable;
-      const warnings = [...after.warnings];
+      if (reachable) await this.failover.noteMain(backend, true);
+      const warnings = [...after.warnings, ...this.failover.warnings];
       if (this.settleNote !== undefined) warnings.push(this.settleNote);
       const notDropped = await dropRunQueue(backend, c, queue, calls, reachable);
       if (notDropped !== undefined) warnings.push(notDropped);
+      // What the failover lost or brought back, told message by message by the checker's count.
+      const attribution = this.failover.attribution();
+      const summary = collector.checker.summarize({ judgeLoss: after.judgeLoss, each: (cls, s, q) => attribution.add(cls, s, q) });
       const report = buildReport({
         config: c,
         runId: this.runId,
@@ -171,7 +192,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         interrupted: this.interrupted,
         interruptedBy: this.interruptSignal,
         failure: after.failure,
-        summary: collector.checker.summarize({ judgeLoss: after.judgeLoss }),
+        summary,
+        failover: this.failover.report(attribution),
         workers: this.pool.workers,
         series: collector.series.points(),
         threads: threadCounts(c),
@@ -194,6 +216,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.emit('done', report);
       return report;
     } catch (e) {
+      await this.failover.finish(0);
       await this.pool.terminateAll();
       await abandonRunQueue(backend, c, queue);
       throw e;
@@ -215,6 +238,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
 
   private beginDrain(): void {
     this.drainStartUs = monoUs();
+    this.failover.sendingEnded();
     if (this.collector) this.collector.lastDeliveryUs = this.drainStartUs;
     this.setPhase('draining');
     if (this.config.receivers === 0) {

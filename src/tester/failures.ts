@@ -20,6 +20,11 @@ export interface FailureRun {
   consecutiveErrors: number;
   /** When the first of them failed (µs, monotonic); undefined after a success. */
   failingSinceUs: number | undefined;
+  /**
+   * Which server the loop's connection is on is not known (it has not connected yet, or lost
+   * its connection: the next one may be on another server); see loops/server-check.ts.
+   */
+  serverUnknown?: boolean;
 }
 
 export function succeeded(run: FailureRun): void {

@@ -6,3 +6,5 @@ export { formatReport, refText } from './report-text.js';
 export { DeliveryChecker, hasViolations, type CheckerCounts, type MessageRef } from './checker.js';
 export type { Faults } from './protocol.js';
 export type { SeriesPoint } from './series.js';
+export { parseFaultSpec, type FaultSpec } from './fault-spec.js';
+export type { FaultRecord } from './fault-runner.js';

@@ -85,7 +85,7 @@ export function planThreads(c: TesterConfig): PlannedThread[] {
 export interface RunSetup {
   readonly config: TesterConfig;
   /** The run's open options (the main thread's, without `create`). */
-  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize'>;
+  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'applicationName'>;
   readonly queue: string;
   readonly runId: string;
   readonly receiveByRunId: boolean;
@@ -93,6 +93,8 @@ export interface RunSetup {
   readonly backlogCells: SharedArrayBuffer;
   readonly backlogStuckMs: number;
   readonly outageTimeoutMs: number;
+  /** The senders' shared window of failed writes (write-outage.ts). */
+  readonly writeOutage: SharedArrayBuffer;
 }
 
 export function workerSetup(role: WorkerRole, indices: readonly number[], x: RunSetup): WorkerSetup {
@@ -122,6 +124,7 @@ export function workerSetup(role: WorkerRole, indices: readonly number[], x: Run
     warmupMs: c.warmupMs,
     outageTimeoutMs: x.outageTimeoutMs,
     faults: c.faults ?? {},
+    writeOutage: x.writeOutage,
   };
 }
 
@@ -138,6 +141,8 @@ export interface PoolHandlers {
   fatal(message: string): void;
   /** A thread exited (the supervision takes a look). */
   exited(): void;
+  /** Which server a connection is on, a window of failed writes (failover.ts). */
+  note(m: Extract<FromWorker, { type: 'SERVER' | 'WRITE_OUTAGE' }>): void;
 }
 
 export class WorkerPool {
@@ -231,6 +236,10 @@ export class WorkerPool {
       case 'ERROR':
         w.reportedErrors[m.kind] += 1;
         this.handlers.error(w, m);
+        break;
+      case 'SERVER':
+      case 'WRITE_OUTAGE':
+        this.handlers.note(m);
         break;
       case 'READY':
         break;

@@ -2,6 +2,7 @@
 // snapshot once a second, worker errors, and the report at the end.
 import type { TesterConfig } from './config.js';
 import type { TesterEnvironment } from './environment.js';
+import type { FaultRecord } from './fault-runner.js';
 import type { WorkerRole } from './protocol.js';
 import type { TesterReport } from './report.js';
 import type { SecondCounts, SeriesPoint } from './series.js';
@@ -32,5 +33,7 @@ export interface TesterEvents {
   progress: [ProgressSnapshot];
   phase: [TesterPhase];
   workerError: [{ readonly role: WorkerRole; readonly indices: readonly number[]; readonly message: string }];
+  /** A --fault fired (its record is completed when it is done). */
+  fault: [FaultRecord];
   done: [TesterReport];
 }

@@ -1,7 +1,7 @@
 // The messages the main thread and the worker threads exchange. Small, tagged, and plain
 // data (structured clone); typed arrays travel as transferables.
 import type { OpenOptions } from '../backends/index.js';
-import type { ServerInfo } from '../backends/types.js';
+import type { ServerIdentity, ServerInfo } from '../backends/types.js';
 import type { Target } from '../backends/target.js';
 import type { HistogramName } from './histograms.js';
 import type { SeriesPoint } from './series.js';
@@ -35,7 +35,7 @@ export interface WorkerSetup {
    */
   readonly indices: readonly number[];
   readonly target: Target;
-  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'dedicated'>;
+  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'dedicated' | 'applicationName'>;
   readonly queue: string;
   readonly runId: string;
   readonly sizeBytes: number;
@@ -61,6 +61,8 @@ export interface WorkerSetup {
   /** A loop whose calls have failed without a break for this long gives up (the store is gone). */
   readonly outageTimeoutMs: number;
   readonly faults: Faults;
+  /** Senders: the cell every sender shares, where a window of failed writes is open (write-outage.ts). */
+  readonly writeOutage: SharedArrayBuffer;
 }
 
 // main -> worker
@@ -161,7 +163,21 @@ export type FromWorker =
       readonly totals: WorkerTotals;
       readonly eventLoop: EventLoopStats;
     }
-  | { readonly type: 'ERROR'; readonly message: string; readonly fatal: boolean; readonly kind: ErrorKind };
+  | { readonly type: 'ERROR'; readonly message: string; readonly fatal: boolean; readonly kind: ErrorKind }
+  /**
+   * A sender or receiver found which server its connection is on: when it connected, and after
+   * each lost connection. seq: a sender's next sequence number (its sends from there on went there).
+   */
+  | {
+      readonly type: 'SERVER';
+      readonly role: WorkerRole;
+      readonly index: number;
+      readonly seq: number;
+      readonly atUs: number;
+      readonly identity: ServerIdentity;
+    }
+  /** A sender's successful send closed a window in which no send of the run succeeded (µs, monotonic). */
+  | { readonly type: 'WRITE_OUTAGE'; readonly fromUs: number; readonly toUs: number };
 
 /** How the tester counts a failed call. */
 export type ErrorKind = 'connection' | 'other';

@@ -6,7 +6,8 @@ import { monoUs } from './clock.js';
 import { EventBuffer } from './events.js';
 import { ForeignMessages } from './foreign.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, type Histogram, type HistogramName } from './histograms.js';
-import type { ErrorKind, EventLoopStats, FromWorker, ReceiverReport } from './protocol.js';
+import type { ServerIdentity } from '../backends/types.js';
+import type { ErrorKind, EventLoopStats, FromWorker, ReceiverReport, WorkerRole } from './protocol.js';
 import { SecondCounter } from './series.js';
 
 /** Where the recorder's messages go: the thread's port, or a test's list. */
@@ -119,6 +120,16 @@ export class Recorder {
 
   error(message: string, fatal: boolean, kind: ErrorKind): void {
     this.post({ type: 'ERROR', message, fatal, kind });
+  }
+
+  /** A loop found which server its connection is on (a sender: from its sequence number seq on). */
+  server(role: WorkerRole, index: number, seq: number, identity: ServerIdentity): void {
+    this.post({ type: 'SERVER', role, index, seq, atUs: this.nowUs(), identity });
+  }
+
+  /** A send closed a window in which no send of the run succeeded. */
+  writeOutage(fromUs: number, toUs: number): void {
+    this.post({ type: 'WRITE_OUTAGE', fromUs, toUs });
   }
 
   /** PROGRESS: every second over (all of them when final), and what the loops recorded since the last one. */

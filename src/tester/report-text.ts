@@ -45,6 +45,41 @@ function threadsText(t: unknown): string {
   return parts.length ? ` on ${parts.join(' + ')} thread(s)` : '';
 }
 
+const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+/** Faults, write outages, the servers of the run and what a failover did, a few lines. */
+function failoverLines(r: TesterReport): string[] {
+  const out: string[] = [];
+  for (const f of r.faults) {
+    const writes = f.writesImpossibleMs === null ? '' : `; writes impossible for ${secs(f.writesImpossibleMs)}`;
+    out.push(`fault       ${f.fault} at ${secs(f.atMs)}: ${f.detail}${writes}`);
+    const tail = (f.output ?? '')
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter((l) => l !== '')
+      .slice(-3);
+    for (const l of tail) out.push(`              | ${l.length > 200 ? l.slice(0, 199) + '…' : l}`);
+  }
+  const wu = r.writeUnavailable;
+  if (wu.windows.length > 0) {
+    out.push(`writes      impossible for ${secs(wu.totalMs)} in all (${wu.windows.length} window(s), longest ${secs(wu.longestMs)})`);
+  }
+  const phases = r.servers.phases;
+  phases.forEach((p, i) => {
+    const what = [p.systemIdentifier === null ? '' : `system ${p.systemIdentifier}`, p.timeline === null ? '' : `timeline ${p.timeline}`]
+      .filter(Boolean)
+      .join(', ');
+    const when =
+      phases.length > 1
+        ? `: ${secs(Math.max(0, p.firstSeenMs))} to ${secs(Math.max(0, p.lastSeenMs))}, ${p.connections} connection(s)`
+        : '';
+    out.push(`${i === 0 ? 'served by  ' : '           '} ${p.server}${what ? ` (${what})` : ''}${p.inRecovery ? ' standby' : ''}${when}`);
+  });
+  for (const w of r.servers.words) out.push(`failover    ${w}`);
+  for (const b of r.servers.splitBrain) out.push(`SPLIT BRAIN ${b.text}`);
+  return out;
+}
+
 export function formatReport(r: TesterReport): string {
   const out: string[] = [];
   const env = r.environment;
@@ -136,6 +171,7 @@ export function formatReport(r: TesterReport): string {
         `${r.errors.last ? `, last: ${r.errors.last}` : ''}`,
     );
   }
+  out.push(...failoverLines(r));
   for (const w of r.tester.warnings) out.push(`warning: ${w}`);
   if (r.maxP99) {
     out.push(

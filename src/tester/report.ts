@@ -3,6 +3,7 @@
 import type { CheckerCounts, CheckerSummary, ExampleClass, MessageRef } from './checker.js';
 import type { TesterConfig } from './config.js';
 import type { DrainOutcome } from './drain.js';
+import type { FailoverReport } from './failover.js';
 import type { TesterEnvironment } from './environment.js';
 import {
   addEncoded,
@@ -66,7 +67,14 @@ export interface TesterReport {
   readonly latency: LatencyReport;
   /** 'intended': --rate given, latencies count from the intended send time (coordinated-omission corrected). */
   readonly latencyFrom: 'send-start' | 'intended';
-  readonly series: readonly SeriesPoint[];
+  /** Each second; a second in which a --fault fired names it (faults). */
+  readonly series: readonly (SeriesPoint & { readonly faults?: readonly string[] })[];
+  /** --fault: each time one fired, what it did, and how long writes were impossible after it. */
+  readonly faults: FailoverReport['faults'];
+  /** Windows in which no send succeeded (from the first failed send to the first successful one after it). */
+  readonly writeUnavailable: FailoverReport['writeUnavailable'];
+  /** Which server served each phase of the run, split brains, and what a failover lost in words. */
+  readonly servers: FailoverReport['servers'];
   readonly config: Readonly<Record<string, unknown>>;
   readonly environment: Readonly<Record<string, unknown>>;
   readonly examples: Readonly<Record<ExampleClass, readonly MessageRef[]>>;
@@ -148,10 +156,19 @@ export interface ReportInput {
   readonly environment: TesterEnvironment;
   /** Warnings from before the report (the read-back, the settle, the queue's drop). */
   readonly warnings: readonly string[];
+  /** Faults, servers and write outages (failover.ts); none when left out. */
+  readonly failover?: FailoverReport | undefined;
 }
+
+const NO_FAILOVER: FailoverReport = {
+  faults: [],
+  writeUnavailable: { windows: [], totalMs: 0, longestMs: 0 },
+  servers: { applicationName: null, phases: [], failover: false, readBackOn: null, splitBrain: [], words: [] },
+};
 
 export function buildReport(x: ReportInput): TesterReport {
   const c = x.config;
+  const failover = x.failover ?? NO_FAILOVER;
   const results = x.workers.map((w) => ({ w, r: w.result! })).filter((x) => x.r !== undefined);
   const merged = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, newMergedHistogram()])) as Record<HistogramName, Histogram>;
   for (const { r } of results) for (const n of HISTOGRAM_NAMES) addEncoded(merged[n], r.histograms[n]);
@@ -241,7 +258,10 @@ export function buildReport(x: ReportInput): TesterReport {
     counts,
     calls,
     lastError: lastError ?? null,
+    splitBrain: failover.servers.splitBrain.length > 0,
   });
+  const faultsAt = new Map<number, string[]>();
+  for (const f of failover.faults) faultsAt.set(f.second, [...(faultsAt.get(f.second) ?? []), f.fault]);
 
   return {
     verdict: outcome.verdict,
@@ -262,7 +282,10 @@ export function buildReport(x: ReportInput): TesterReport {
       ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService, scheduleLag: lat.scheduleLag } : {}),
     },
     latencyFrom: rated ? 'intended' : 'send-start',
-    series: x.series,
+    series: x.series.map((p) => (faultsAt.has(p.second) ? { ...p, faults: faultsAt.get(p.second)! } : p)),
+    faults: failover.faults,
+    writeUnavailable: failover.writeUnavailable,
+    servers: failover.servers,
     config: {
       senders: c.senders,
       receivers: c.receivers,
@@ -287,6 +310,7 @@ export function buildReport(x: ReportInput): TesterReport {
       maxP99Ms: c.maxP99Ms ?? null,
       allowForeign: c.allowForeign === true,
       settleMs: c.settleMs ?? null,
+      faults: (c.faultSpecs ?? []).map((f) => f.text),
     },
     environment: { ...x.environment },
     examples: summary.examples,

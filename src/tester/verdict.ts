@@ -14,6 +14,8 @@ export interface VerdictInput {
   readonly counts: CheckerCounts;
   readonly calls: CallCounts;
   readonly lastError: string | null;
+  /** Two primaries served the run (servers.ts): a violation whatever the counts. */
+  readonly splitBrain?: boolean;
 }
 
 export interface VerdictOutcome {
@@ -46,5 +48,5 @@ export function decideVerdict(x: VerdictInput): VerdictOutcome {
   if (x.interrupted) return { verdict: 'interrupted', failure: null, partial: true };
   const why = nothingWorked(x);
   if (why !== undefined) return { verdict: 'failed', failure: why, partial: false };
-  return { verdict: hasViolations(x.counts) ? 'violations' : 'clean', failure: null, partial: false };
+  return { verdict: hasViolations(x.counts) || x.splitBrain === true ? 'violations' : 'clean', failure: null, partial: false };
 }

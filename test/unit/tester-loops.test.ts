@@ -62,6 +62,7 @@ function setupFor(role: WorkerRole, patch: Partial<WorkerSetup> = {}): WorkerSet
     warmupMs: 0,
     outageTimeoutMs: 5000,
     faults: {},
+    writeOutage: new SharedArrayBuffer(8),
     ...patch,
   };
 }

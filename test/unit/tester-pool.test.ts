@@ -69,6 +69,7 @@ describe('workerSetup', () => {
     backlogCells: new SharedArrayBuffer(16),
     backlogStuckMs: 5000,
     outageTimeoutMs: 30_000,
+    writeOutage: new SharedArrayBuffer(8),
   };
 
   test("a worker gets the run's open options on a dedicated connection, its share of the rate, the backlog cells", () => {

@@ -262,3 +262,69 @@ describe('testerWarnings', () => {
     expect(testerWarnings({ ...quiet, notDrained: 4, receivers: 0 })).toEqual([]);
   });
 });
+
+describe('faults, write outages and the servers of a run (failover.ts)', () => {
+  const a = { server: '127.0.0.1:5432', systemIdentifier: '7400', timeline: 1, inRecovery: false };
+  const b = { server: '127.0.0.1:5433', systemIdentifier: '7400', timeline: 2, inRecovery: false };
+  const fault = {
+    fault: 'exec:pg_ctl promote@1s',
+    kind: 'exec' as const,
+    command: 'pg_ctl promote',
+    atMs: 1000,
+    second: 1,
+    durationMs: 200,
+    outcome: 'ok' as const,
+    detail: 'exit code 0 after 0.2 s',
+    exitCode: 0,
+    connectionsEnded: null,
+    output: 'waiting for server to promote....\nserver promoted\n',
+    writesImpossibleMs: 1500,
+  };
+  const failover = (splitBrain: boolean) => ({
+    faults: [fault],
+    writeUnavailable: { windows: [{ fromMs: 1100, toMs: 2600 }], totalMs: 1500, longestMs: 1500 },
+    servers: {
+      applicationName: 'smq-tester-abc123-0a0b0c',
+      phases: [
+        { ...a, firstSeenMs: 0, lastSeenMs: 900, connections: 3 },
+        { ...b, firstSeenMs: 2500, lastSeenMs: 2600, connections: 2 },
+      ],
+      failover: true,
+      readBackOn: b,
+      splitBrain: splitBrain
+        ? [{ server: a.server, timeline: 1, systemIdentifier: '7400', atMs: 3000, text: 'two primaries (split brain)' }]
+        : [],
+      words: ['2 lost: acknowledged by 127.0.0.1:5432 on timeline 1, absent after the failover to 127.0.0.1:5433 on timeline 2'],
+    },
+  });
+
+  test('the JSON carries them, and the series marks the second a fault fired', () => {
+    const r = buildReport({
+      ...cleanRun(),
+      series: [0, 1, 2].map((second) => ({ second, sent: 1, sendFailed: 0, received: 1, acknowledged: 1, emptyReceives: 0, errors: 0 })),
+      failover: failover(false),
+    });
+    expect(r.verdict).toBe('clean');
+    expect(r.faults).toEqual([fault]);
+    expect(r.series.map((p) => p.faults)).toEqual([undefined, ['exec:pg_ctl promote@1s'], undefined]);
+    expect(r.writeUnavailable.totalMs).toBe(1500);
+    expect(r.servers.phases).toHaveLength(2);
+  });
+
+  test('the text says it in a few lines', () => {
+    const text = formatReport(buildReport({ ...cleanRun(), failover: failover(false) }));
+    expect(text).toContain('fault       exec:pg_ctl promote@1s at 1.00 s: exit code 0 after 0.2 s; writes impossible for 1.50 s\n');
+    expect(text).toContain('              | server promoted\n');
+    expect(text).toContain('writes      impossible for 1.50 s in all (1 window(s), longest 1.50 s)\n');
+    expect(text).toContain('served by   127.0.0.1:5432 (system 7400, timeline 1): 0.00 s to 0.90 s, 3 connection(s)\n');
+    expect(text).toContain('            127.0.0.1:5433 (system 7400, timeline 2): 2.50 s to 2.60 s, 2 connection(s)\n');
+    expect(text).toContain('failover    2 lost: acknowledged by 127.0.0.1:5432 on timeline 1');
+  });
+
+  test('a split brain is a violation whatever the counts', () => {
+    const r = buildReport({ ...cleanRun(), failover: failover(true) });
+    expect(r.counts.lost).toBe(0);
+    expect(r.verdict).toBe('violations');
+    expect(formatReport(r)).toContain('SPLIT BRAIN two primaries (split brain)\n');
+  });
+});

@@ -19,10 +19,12 @@ import type {
   ReceiveOptions,
   RefusedBody,
   SendInput,
+  ServerIdentity,
   ServerInfo,
 } from '../types.js';
 import { resolveClientConfig } from './client-config.js';
 import { pgConnection } from './connection.js';
+import * as identity from './identity.js';
 import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
 import * as messages from './messages.js';
@@ -75,6 +77,7 @@ export async function pgmqClientConfig(
   try {
     const config = await resolveClientConfig(conn, {
       applicationName: 'smq',
+      ...(options.applicationName !== undefined ? { forceApplicationName: options.applicationName } : {}),
       settings,
       connectTimeoutMs: options.connectTimeoutMs ?? 5000,
       stream: sockets.stream,
@@ -226,6 +229,18 @@ export class PgmqBackend implements Backend {
 
   connectionBudget(): Promise<ConnectionBudget> {
     return server.connectionBudget(this.s);
+  }
+
+  serverIdentity(): Promise<ServerIdentity> {
+    return identity.serverIdentity(this.s);
+  }
+
+  terminateConnections(applicationName: string): Promise<number> {
+    return identity.terminateConnections(this.s, applicationName);
+  }
+
+  cannotTerminate(): Promise<string | undefined> {
+    return identity.cannotTerminate(this.s);
   }
 
   /** Returns within about a second even if the server never answers (calls in flight then fail). */

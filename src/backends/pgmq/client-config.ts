@@ -8,6 +8,8 @@ import { chooseTls, tlsAttempts, type TlsChoice } from './tls.js';
 export interface ClientOptions {
   /** Used unless the connection names one (application_name). */
   readonly applicationName?: string;
+  /** Used whatever the connection names (the tester's connections, named after the run). */
+  readonly forceApplicationName?: string;
   /** Server settings smq needs (-c name=value), added to the connection's own options. */
   readonly settings?: readonly string[];
   readonly connectTimeoutMs: number;
@@ -18,7 +20,7 @@ export interface ClientOptions {
 export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOptions): pg.ClientConfig {
   const p = conn.params;
   const options = [p['options'], ...(o.settings ?? [])].filter((s) => s !== undefined && s !== '').join(' ');
-  const applicationName = p['application_name'] ?? o.applicationName ?? p['fallback_application_name'];
+  const applicationName = o.forceApplicationName ?? p['application_name'] ?? o.applicationName ?? p['fallback_application_name'];
   const connectTimeout = Number(p['connect_timeout']);
   return {
     host: conn.host,

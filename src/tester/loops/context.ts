@@ -10,6 +10,7 @@ import { errorKind, errorText, recordFailure, type FailureRun } from '../failure
 import type { WorkerSetup } from '../protocol.js';
 import type { Recorder } from '../recorder.js';
 import { backoffMs } from '../retry.js';
+import { WriteOutageCell } from '../write-outage.js';
 
 /**
  * better-sqlite3 answers synchronously, so a loop of awaited calls never reaches the event
@@ -68,6 +69,8 @@ export interface LoopContext {
   readonly gate: BacklogGate | undefined;
   /** Told the thread's messages sent (senders) or received (receivers) so far: the crashWorker test hook. */
   readonly onMessages: (count: number) => void;
+  /** Senders: the run's window of failed writes, shared by every sender (write-outage.ts). */
+  readonly writeOutage: WriteOutageCell;
 }
 
 export function loopContext(setup: WorkerSetup, recorder: Recorder, onMessages: (count: number) => void = () => {}): LoopContext {
@@ -80,6 +83,7 @@ export function loopContext(setup: WorkerSetup, recorder: Recorder, onMessages: 
     watch: new CallWatch(() => clock.nowUs() / 1000),
     gate: setup.backlog && new BacklogGate(setup.backlog.cells, setup.backlog.max, setup.batch),
     onMessages,
+    writeOutage: new WriteOutageCell(setup.writeOutage),
   };
 }
 
@@ -99,6 +103,8 @@ export async function failed(ctx: LoopContext, slot: FailureRun, e: unknown, cal
   const totals = recorder.totals;
   const kind = errorKind(e);
   recorder.countError(kind);
+  // The next call opens a new connection, perhaps on another server (a failover).
+  if (kind === 'connection') slot.serverUnknown = true;
   totals.lastError = errorText(e);
   const fatal = recordFailure(slot, e, kind, {
     nowUs: ctx.clock.nowUs(),

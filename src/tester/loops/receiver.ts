@@ -10,6 +10,7 @@ import { newWorkerHistogram, recordUs } from '../histograms.js';
 import type { ReceiverRecord } from '../recorder.js';
 import { backoffMs, EMPTY_RECEIVE_BACKOFF } from '../retry.js';
 import { failed, type LoopContext, type LoopSlot } from './context.js';
+import { checkServer } from './server-check.js';
 
 /** A receive asks for at most this many more than --batch while it hands foreign messages back. */
 const MAX_FOREIGN_EXTRA = 1000;
@@ -94,6 +95,7 @@ export async function runReceiver(ctx: LoopContext, index: number, backend: Back
     handBack: [],
     consecutiveErrors: 0,
     failingSinceUs: undefined,
+    serverUnknown: true,
   };
   try {
     await receiveLoop(ctx, slot);
@@ -123,6 +125,16 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
   for (;;) {
     await clock.yieldNow();
     if (stop.stopping) break;
+    // Connected anew (first, or after a lost connection): which server this is. (An
+    // acknowledgement still in flight is settled first: it went to the connection before.)
+    if (slot.serverUnknown && pendingAck) {
+      const acked = await finishAck(ctx, slot, pendingAck);
+      pendingAck = undefined;
+      if (!acked) return;
+    }
+    const server = await checkServer(ctx, 'receiver', slot, -1);
+    if (server === 'stop') return;
+    if (server === 'retry') continue;
     const issuedUs = monoUs();
     record.receiveSince = issuedUs;
     // Foreign messages at the head of the queue (pgmq reads the oldest ids first) would fill

@@ -8,6 +8,7 @@ import { recordUs } from '../histograms.js';
 import { waitUntil, type PaceClock } from '../pacer.js';
 import { SEND_ACKED, SEND_UNCERTAIN } from '../protocol.js';
 import { failed, type LoopContext, type LoopSlot } from './context.js';
+import { checkServer } from './server-check.js';
 
 class InjectedFault extends Error {}
 
@@ -16,7 +17,7 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
   const { batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults } = setup;
   const { totals, histograms, counter } = recorder;
   const { runStartUs, warmupEndUs } = recorder;
-  const slot: LoopSlot = { index, backend, consecutiveErrors: 0, failingSinceUs: undefined };
+  const slot: LoopSlot = { index, backend, consecutiveErrors: 0, failingSinceUs: undefined, serverUnknown: true };
   const record = recorder.addSender(index);
   const monoUs = clock.nowUs;
   const paceClock: PaceClock = { nowUs: monoUs, sleepMs: stop.pause, stopped: () => stop.stopping };
@@ -31,6 +32,12 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
     await clock.yieldNow();
     if (stop.stopping) break;
     if (messages !== undefined && seq >= messages) break;
+    // Connected anew (first, or after a lost connection): which server this is, before the
+    // send. Asked again until it answers; the send keeps its due time meanwhile.
+    let server = await checkServer(ctx, 'sender', slot, seq);
+    while (server === 'retry' && !stop.stopping) server = await checkServer(ctx, 'sender', slot, seq);
+    if (server === 'stop') return;
+    if (stop.stopping) break;
     const n = messages === undefined ? batch : Math.min(batch, messages - seq);
     let intendedUs: number | undefined;
     if (intervalUs > 0) {
@@ -76,6 +83,8 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();
       succeeded(slot);
+      const outage = ctx.writeOutage.succeeded(endUs);
+      if (outage) recorder.writeOutage(outage.fromUs, outage.toUs);
       totals.calls.send += 1;
       totals.sent += n;
       ctx.onMessages(totals.sent);
@@ -100,6 +109,7 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       // The outcome is unknown: the messages may or may not be in the queue. Their room in the
       // backlog is given back (if they did arrive, receiving them gives it back once more).
       gate?.release(n, false);
+      ctx.writeOutage.failed(startUs);
       totals.calls.send += 1;
       totals.calls.sendFailed += 1;
       totals.sendFailed += n;
