@@ -13,6 +13,8 @@ export interface PgServer {
   readonly url: string;
   readonly adminUrl: string;
   readonly port: number;
+  /** The superuser the URLs name (postgres when the suite runs as root). */
+  readonly user: string;
   readonly dataDir: string;
   readonly socketDir: string;
   /** Stops the server for good and removes its folder. */
@@ -23,8 +25,10 @@ export interface PgServer {
   restartAsync(): Promise<void>;
   /** `pg_ctl stop -m fast`, keeping the data: start() brings it back. Does not block. */
   halt(): Promise<void>;
-  /** Starts a halted server again (same port and settings). Does not block. */
-  start(): Promise<void>;
+  /** `pg_ctl stop -m immediate` (a crash, as a client sees it), keeping the data. Does not block. */
+  kill(): Promise<void>;
+  /** Starts a halted server again (same port and settings, `settings` on top for this start). Does not block. */
+  start(settings?: Readonly<Record<string, string | number>>): Promise<void>;
   pgCtl(...args: string[]): void;
 }
 
@@ -54,7 +58,7 @@ function ownerCommand(bin: string, args: string[]): [string, string[]] {
   return isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 }
 
-function runAsOwner(bin: string, args: string[]): void {
+export function runAsOwner(bin: string, args: string[]): void {
   const [file, argv] = ownerCommand(bin, args);
   const r = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) {
@@ -72,20 +76,40 @@ function runAsOwnerAsync(bin: string, args: string[]): Promise<void> {
   });
 }
 
-export async function startPgServer(options: PgServerOptions = {}): Promise<PgServer> {
+/** A temp folder the server's owner may use (0700, chowned to postgres when we are root). */
+export function makeOwnedRoot(): string {
   const root = mkdtempSync(join(tmpdir(), 'smq-pg-'));
+  chownToOwner(root);
+  chmodSync(root, 0o700);
+  return root;
+}
+
+function chownToOwner(path: string): void {
+  if (!isRoot()) return;
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  chownSync(path, uid, gid);
+}
+
+/** The superuser initdb makes (initdb refuses to run as root, so then it is postgres). */
+export const serverUser = (): string => (isRoot() ? 'postgres' : userInfo().username);
+
+const DEFAULT_SETTINGS: Readonly<Record<string, string | number>> = {
+  listen_addresses: '127.0.0.1',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  max_connections: 200,
+  shared_buffers: '256MB',
+};
+
+export async function startPgServer(options: PgServerOptions = {}): Promise<PgServer> {
+  const root = makeOwnedRoot();
   const dataDir = join(root, 'data');
-  const socketDir = root;
   const pwFile = join(root, 'pw');
   writeFileSync(pwFile, TEST_PG_PASSWORD + '\n');
-  if (isRoot()) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(root, uid, gid);
-    chownSync(pwFile, uid, gid);
-  }
-  chmodSync(root, 0o700);
-  const user = isRoot() ? 'postgres' : userInfo().username;
+  chownToOwner(pwFile);
+  const user = serverUser();
   runAsOwner('initdb', [
     '-D',
     dataDir,
@@ -100,37 +124,48 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
     '--locale=C.UTF-8',
     '--no-sync',
   ]);
+  const server = await launchPgServer({ root, dataDir, settings: options.settings });
+  runAsOwner('createdb', ['-h', server.socketDir, '-p', String(server.port), '-U', user, 'smq_test']);
+  return server;
+}
+
+export interface LaunchOptions {
+  /** The folder stop() removes; the socket lives here. */
+  readonly root: string;
+  /** A data folder ready to start (initdb's, or a base backup's). */
+  readonly dataDir: string;
+  readonly settings?: Readonly<Record<string, string | number>> | undefined;
+}
+
+/** Starts the server of an existing data folder on a free port. */
+export async function launchPgServer({ root, dataDir, settings: extra }: LaunchOptions): Promise<PgServer> {
+  const socketDir = root;
+  const user = serverUser();
   const port = await freePort();
-  const settings: Record<string, string | number> = {
-    listen_addresses: '127.0.0.1',
-    fsync: 'off',
-    synchronous_commit: 'off',
-    full_page_writes: 'off',
-    max_connections: 200,
-    shared_buffers: '256MB',
-    ...options.settings,
-  };
-  const opts = [`-p ${port}`, `-k ${socketDir}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+  const settings = { ...DEFAULT_SETTINGS, ...extra };
+  const optsOf = (s: Readonly<Record<string, string | number>>) =>
+    [`-p ${port}`, `-k ${socketDir}`, ...Object.entries(s).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+  const opts = optsOf(settings);
   const log = join(root, 'server.log');
   const ctlArgs = (...args: string[]) => ['-D', dataDir, '-w', '-t', '60', ...args];
   const pgCtl = (...args: string[]) => runAsOwner('pg_ctl', ctlArgs(...args));
   // -o and -l on every start: a restarted postmaster must not inherit pg_ctl's output pipe
   // (spawnSync would then wait for the server to exit).
   pgCtl('-o', opts, '-l', log, 'start');
-  const adminUrl = `postgres://${user}:${encodeURIComponent(TEST_PG_PASSWORD)}@127.0.0.1:${port}/postgres`;
-  const url = `postgres://${user}:${encodeURIComponent(TEST_PG_PASSWORD)}@127.0.0.1:${port}/smq_test`;
-  runAsOwner('createdb', ['-h', socketDir, '-p', String(port), '-U', user, 'smq_test']);
+  const password = encodeURIComponent(TEST_PG_PASSWORD);
   return {
-    url,
-    adminUrl,
+    url: `postgres://${user}:${password}@127.0.0.1:${port}/smq_test`,
+    adminUrl: `postgres://${user}:${password}@127.0.0.1:${port}/postgres`,
     port,
+    user,
     dataDir,
     socketDir,
     pgCtl,
     restart: () => pgCtl('-m', 'fast', '-o', opts, '-l', log, 'restart'),
     restartAsync: () => runAsOwnerAsync('pg_ctl', ctlArgs('-m', 'fast', '-o', opts, '-l', log, 'restart')),
     halt: () => runAsOwnerAsync('pg_ctl', ctlArgs('-m', 'fast', 'stop')),
-    start: () => runAsOwnerAsync('pg_ctl', ctlArgs('-o', opts, '-l', log, 'start')),
+    kill: () => runAsOwnerAsync('pg_ctl', ctlArgs('-m', 'immediate', 'stop')),
+    start: (more = {}) => runAsOwnerAsync('pg_ctl', ctlArgs('-o', optsOf({ ...settings, ...more }), '-l', log, 'start')),
     stop() {
       try {
         // A halted server has nothing left to stop.

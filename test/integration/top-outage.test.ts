@@ -2,7 +2,6 @@
 // keep the last data, keep retrying, and recover by itself. A TCP proxy between top and
 // the suite's Postgres plays the network: closing it drops every connection and refuses
 // new ones, as a server restart or a network cut would.
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { openBackend } from '../../src/backends/index.js';
@@ -10,45 +9,9 @@ import type { Backend } from '../../src/backends/types.js';
 import { TmuxSession, tmuxAvailable } from '../helpers/tmux.js';
 import { uniqueQueue } from '../helpers/backends.js';
 import { freePort } from '../helpers/pg-server.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'smq.js');
-
-class TcpProxy {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  constructor(
-    readonly port: number,
-    private readonly target: { host: string; port: number },
-  ) {}
-
-  async up(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(this.target.port, this.target.host);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-  }
-
-  /** Cuts every connection and refuses new ones. */
-  async down(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 describe.skipIf(!tmuxAvailable())('smq top when the database goes away', () => {
   const url = new URL(inject('pgUrl'));
