@@ -1,7 +1,7 @@
 // The bottom lines: a prompt or the last status message, then the keys of this screen.
 import type { ReactNode } from 'react';
 import { Box, Text } from 'ink';
-import type { Screen } from '../model/keys.js';
+import { fitHints, type Hint } from '../model/hints.js';
 import { cutToCells } from '../../text/width.js';
 
 export interface Status {
@@ -11,26 +11,12 @@ export interface Status {
 
 export const FOOTER_LINES = 2;
 
-export function keyHints(screen: Screen, readOnly: boolean, archive: boolean): string {
-  if (screen === 'list') {
-    return `↑↓ move · Enter open · / filter · </> sort · Space pause · +/- interval · r refresh${
-      readOnly ? '' : ' · P purge · s send'
-    } · ? help · q quit`;
-  }
-  const actions = readOnly ? '' : ` · d delete${archive ? ' · a archive' : ''} · v visible now`;
-  if (screen === 'queue') {
-    return `↑↓ move · PgUp/PgDn page · Enter open · o order · f state · # jump${actions}${
-      readOnly ? '' : ' · P purge · s send'
-    } · Esc back · ? help`;
-  }
-  return `↑↓ scroll · PgUp/PgDn page${actions} · Esc back · ? help`;
-}
-
 export interface FooterProps {
   /** A prompt (confirmation, text input) replaces the status line. */
   readonly prompt: ReactNode | undefined;
   readonly status: Status | undefined;
-  readonly hints: string;
+  /** The keys of this screen; those that do not fit in `width` give way (model/hints). */
+  readonly hints: readonly Hint[];
   /** The status is cut to this many cells, counted as the terminal draws them (it names queues). */
   readonly width: number;
 }
@@ -45,7 +31,7 @@ export function Footer({ prompt, status, hints, width }: FooterProps) {
         </Text>
       )}
       <Text dimColor wrap="truncate-end">
-        {hints}
+        {fitHints(hints, width)}
       </Text>
     </Box>
   );

@@ -2,7 +2,7 @@
 import { Box, Text } from 'ink';
 import type { BackendKind, ServerInfo } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
-import { formatAge, formatClock, formatCount, formatInterval, formatRate } from '../model/format.js';
+import { counted, formatAge, formatClock, formatCount, formatInterval, formatRate } from '../model/format.js';
 import type { MonitorState } from '../model/monitor.js';
 import type { Rate } from '../model/rates.js';
 import type { Totals } from '../model/rows.js';
@@ -55,7 +55,7 @@ export function Header(p: HeaderProps) {
         {` ${p.kind} · ${escapeControl(p.connection)} · ${server}`}
       </Text>
       <Text wrap="truncate-end">
-        {`${refresh} · last ${last}${slow} · ${t.queues} queues · ready ${formatCount(t.ready, est)} · in flight ${formatCount(
+        {`${refresh} · last ${last}${slow} · ${counted(t.queues, 'queue')} · ready ${formatCount(t.ready, est)} · in flight ${formatCount(
           t.inFlight,
           est,
         )} · delayed ${formatCount(t.delayed, est)} · total ${formatCount(t.total, est)} · in ${formatRate(

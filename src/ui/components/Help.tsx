@@ -8,6 +8,7 @@ export interface HelpProps {
   readonly readOnly: boolean;
   readonly archive: boolean;
   readonly failedState: boolean;
+  readonly sortKeys: readonly { readonly key: string; readonly title: string }[];
   readonly height: number;
   readonly onClose: () => void;
   readonly keys: KeyRouter;

@@ -9,6 +9,7 @@ import { commandFor, type Command } from '../model/keys.js';
 import type { MonitorState } from '../model/monitor.js';
 import type { QueueRef } from '../model/queue-ref.js';
 import { columnForSortKey, shiftSort, sortBy } from '../model/sort.js';
+import { counted } from '../model/format.js';
 import { moveSelection } from '../model/viewport.js';
 import { QueueList } from './QueueList.js';
 
@@ -25,6 +26,9 @@ export interface ListScreenProps {
   readonly height: number;
   readonly now: number;
 }
+
+/** An empty store: what to do about it (top itself creates nothing). */
+export const NO_QUEUES = 'no queues yet · create one with: smq create <name> (and the --url or --sqlite given to top)';
 
 export function ListScreen(p: ListScreenProps) {
   const { list } = p;
@@ -75,7 +79,7 @@ export function ListScreen(p: ListScreenProps) {
   return (
     <Box flexDirection="column" height={p.height}>
       <Text wrap="truncate-end" color={filter.ok ? undefined : 'red'}>
-        {cutToCells(`${count} of ${list.allRows.length} queues${filterInfo}`, p.width)}
+        {cutToCells(`${count} of ${counted(list.allRows.length, 'queue')}${filterInfo}`, p.width)}
       </Text>
       <QueueList
         rows={list.rows}
@@ -92,7 +96,7 @@ export function ListScreen(p: ListScreenProps) {
               ? 'no data yet: the database is unreachable'
               : 'loading…'
             : list.allRows.length === 0
-              ? 'no queues'
+              ? NO_QUEUES
               : 'no queue matches the filter'
         }
       />

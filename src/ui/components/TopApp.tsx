@@ -21,7 +21,9 @@ import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
 import { useTenantBackends } from '../hooks/useTenantBackends.js';
 import { useTerminalSize, type TerminalSize } from '../hooks/useTerminalSize.js';
-import { Footer, FOOTER_LINES, keyHints, type Status } from './Footer.js';
+import { Footer, FOOTER_LINES, type Status } from './Footer.js';
+import { keyHints } from '../model/hints.js';
+import { sortKeysOf } from '../model/columns.js';
 import { Header, HEADER_LINES } from './Header.js';
 import { Help } from './Help.js';
 import { ListScreen } from './ListScreen.js';
@@ -173,7 +175,13 @@ export function TopApp(props: TopAppProps) {
   const common = { keys: keyRouter, capabilities: caps, live, width: size.columns, height: bodyHeight, active: screenActive, now };
   let body: ReactNode = null;
   if (modal?.kind === 'help') {
-    const helpProps = { screen: top.kind, readOnly, archive: caps.archive, failedState: caps.failedState };
+    const helpProps = {
+      screen: top.kind,
+      readOnly,
+      archive: caps.archive,
+      failedState: caps.failedState,
+      sortKeys: sortKeysOf(list.visibleColumnIds),
+    };
     body = <Help keys={keyRouter} {...helpProps} height={bodyHeight} onClose={close} />;
   } else if (top.kind === 'list') {
     body = (

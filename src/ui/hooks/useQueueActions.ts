@@ -4,6 +4,7 @@ import { useState } from 'react';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
 import type { Action } from '../model/keys.js';
+import { counted } from '../model/format.js';
 import { errorText } from '../model/monitor.js';
 import { ACTION_WORDS, type Modal, type NavigationEvent } from '../model/navigation.js';
 import type { QueueRef } from '../model/queue-ref.js';
@@ -97,7 +98,7 @@ export function useQueueActions(o: QueueActionsOptions): QueueActions {
   const purge: QueueActions['purge'] = (q, typed) => {
     // The name as the backend knows it, or as shown (escaped, decoded): never the label.
     if (typed !== q.rawName && escapeControl(typed) !== q.name) return say('purge cancelled: the name did not match', 'error');
-    void run(`purge ${q.label}`, q, async (b) => `purged ${await b.purgeQueue(q.rawName)} messages from ${q.label}`);
+    void run(`purge ${q.label}`, q, async (b) => `purged ${counted(await b.purgeQueue(q.rawName), 'message')} from ${q.label}`);
   };
 
   const send: QueueActions['send'] = (q, body) => {

@@ -65,6 +65,14 @@ export function columnSpec(id: ColumnId): ColumnSpec {
   return SPECS[id];
 }
 
+/** The capital keys that sort by these columns, with the columns' titles. */
+export function sortKeysOf(ids: readonly ColumnId[]): { key: string; title: string }[] {
+  return ids.flatMap((id) => {
+    const s = SPECS[id];
+    return s.sortKey ? [{ key: s.sortKey, title: s.title }] : [];
+  });
+}
+
 /** The columns this backend has, in display order. */
 export function availableColumns(capabilities: Capabilities, showTenant: boolean): ColumnId[] {
   return COLUMN_IDS.filter((id) => {

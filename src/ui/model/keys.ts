@@ -96,7 +96,16 @@ export interface HelpEntry {
 }
 
 /** The help screen, per screen; actions are listed only when they are available. */
-export function helpFor(screen: Screen, opts: { readOnly: boolean; archive: boolean; failedState: boolean }): HelpEntry[] {
+export function helpFor(
+  screen: Screen,
+  opts: {
+    readOnly: boolean;
+    archive: boolean;
+    failedState: boolean;
+    /** The list's columns a capital key sorts by (only those shown: F and E mean nothing elsewhere). */
+    sortKeys?: readonly { readonly key: string; readonly title: string }[];
+  },
+): HelpEntry[] {
   const nav: HelpEntry[] = [
     { keys: '↑/↓ j/k', what: 'move' },
     { keys: 'PgUp/PgDn', what: screen === 'queue' ? 'previous / next page' : 'page up / down' },
@@ -126,7 +135,7 @@ export function helpFor(screen: Screen, opts: { readOnly: boolean; archive: bool
       { keys: 'Enter', what: 'open the queue' },
       { keys: '/', what: 'filter by name (regex); Esc clears' },
       { keys: '< / >', what: 'sort by the previous / next column (again: reverse)' },
-      { keys: 'N R I D T O A F E', what: 'sort by name, ready, in flight, delayed, total, oldest, archived, failed, tenant' },
+      ...sortKeyHelp(opts.sortKeys ?? []),
       { keys: 'Space', what: 'pause / resume refreshing' },
       ...actions,
       ...general,
@@ -140,7 +149,7 @@ export function helpFor(screen: Screen, opts: { readOnly: boolean; archive: bool
       { keys: 'Esc / q', what: 'back to the queue list' },
       { keys: 'o', what: 'oldest / newest first' },
       { keys: 'f', what: `filter by state (all, ready, in flight, delayed${opts.failedState ? ', failed' : ''})` },
-      { keys: '#', what: 'jump to a message id' },
+      { keys: '# / i', what: 'jump to a message id' },
       ...actions,
       ...general,
     ];
@@ -153,4 +162,10 @@ export function helpFor(screen: Screen, opts: { readOnly: boolean; archive: bool
     ...actions,
     ...general,
   ];
+}
+
+/** "N R I D T O  sort by name, ready, in flight, …": one line for the sort keys there are. */
+function sortKeyHelp(keys: readonly { readonly key: string; readonly title: string }[]): HelpEntry[] {
+  if (keys.length === 0) return [];
+  return [{ keys: keys.map((k) => k.key).join(' '), what: `sort by ${keys.map((k) => k.title.toLowerCase()).join(', ')}` }];
 }

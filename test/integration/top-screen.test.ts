@@ -1,0 +1,155 @@
+// What smq top's screen says (issue 18, "what the screen says that it should not, or does
+// not say"): the built `smq top` in a real terminal (tmux), against the suite's PostgreSQL
+// and SmoothMQ files; where a key acts, the database is checked afterwards.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
+import pg from 'pg';
+import { openBackend } from '../../src/backends/index.js';
+import type { Backend } from '../../src/backends/types.js';
+import { TmuxSession, tmuxAvailable } from '../helpers/tmux.js';
+import { makeTempDir, uniqueQueue } from '../helpers/backends.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'smq.js');
+const BUILT = join(ROOT, 'dist', 'commands', 'top.js');
+
+let session: TmuxSession | undefined;
+afterEach(() => {
+  session?.kill();
+  session = undefined;
+});
+beforeAll(() => {
+  if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run 'npm run build' first (npm test does)`);
+});
+
+interface StartOptions {
+  readonly width?: number;
+  readonly height?: number;
+  readonly env?: Record<string, string>;
+}
+
+function startTop(args: readonly string[], options: StartOptions = {}): TmuxSession {
+  session = TmuxSession.start({ command: [process.execPath, BIN, 'top', ...args], ...options });
+  return session;
+}
+
+const lastLine = (screen: string) => screen.trimEnd().split('\n').at(-1) ?? '';
+
+/** top on the suite's Postgres, its list narrowed to queues whose names start with `prefix`. */
+async function topOn(url: string, prefix: string, options: StartOptions & { args?: readonly string[] } = {}): Promise<TmuxSession> {
+  const t = startTop(['--url', url, '--interval', '1', ...(options.args ?? [])], options);
+  await t.waitFor(/\d+ of \d+ queues?/);
+  t.keys('/');
+  await t.waitFor('filter (regex): /');
+  t.type(`^${prefix}`);
+  await t.waitFor(`filter (regex): /^${prefix}`);
+  t.keys('Enter');
+  await t.waitFor((s) => !s.includes('filter (regex)') && new RegExp(`› ${prefix}\\S*\\s`).test(s));
+  return t;
+}
+
+describe.skipIf(!tmuxAvailable())('the footer and the words of smq top (real terminal, real Postgres)', () => {
+  const url = inject('pgUrl');
+  const prefix = uniqueQueue('words');
+  const queue = `${prefix}_a`;
+  let backend: Backend;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    backend = await openBackend({ kind: 'pgmq', url });
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await backend.createQueue(queue);
+    await backend.send(queue, { body: '{"n":1}' });
+  });
+  afterAll(async () => {
+    await backend?.dropQueue(queue).catch(() => undefined);
+    await backend?.close();
+    await client?.end();
+  });
+
+  test('80 columns: the footer drops hints by priority and keeps ? help and the way out, on every screen', async () => {
+    const t = await topOn(url, prefix, { width: 80, height: 24 });
+    let screen = await t.waitFor((s) => lastLine(s).includes('? help'));
+    expect(lastLine(screen)).toMatch(/Enter open · .*\? help · q quit$/);
+    expect(lastLine(screen)).not.toContain('…');
+    t.keys('Enter');
+    screen = await t.waitFor(`${queue} · oldest first`);
+    expect(lastLine(screen)).toMatch(/Enter open · .*Esc back · \? help · \^C quit$/);
+    expect(lastLine(screen)).not.toContain('…');
+    t.keys('Enter');
+    screen = await t.waitFor('body (JSON)');
+    expect(lastLine(screen)).toMatch(/Esc back · \? help · \^C quit$/);
+    t.keys('C-c');
+    expect(await t.waitForExit()).toBe(0);
+  });
+
+  test('read-only at 80 columns: no action hints, help and quit stay', async () => {
+    const t = await topOn(url, prefix, { width: 80, height: 24, args: ['--read-only'] });
+    const screen = await t.waitFor((s) => lastLine(s).includes('q quit'));
+    expect(lastLine(screen)).not.toMatch(/purge|send/);
+    expect(lastLine(screen)).toMatch(/\? help · q quit$/);
+  });
+
+  test('help lists i, and only the sort keys of columns on screen (no F or E on pgmq)', async () => {
+    const t = await topOn(url, prefix, { width: 160, height: 40 });
+    t.keys('?');
+    let screen = await t.waitFor('Keys (queue list)');
+    expect(screen).toMatch(/^N R I D T O A +sort by name, ready, in flight, delayed, total, oldest, archived$/m);
+    expect(screen).not.toMatch(/failed|tenant/);
+    t.keys('Escape', 'Enter');
+    await t.waitFor(`${queue} · oldest first`);
+    t.keys('?');
+    screen = await t.waitFor('Keys (queue view)');
+    expect(screen).toMatch(/^# \/ i +jump to a message id$/m);
+    t.keys('Escape', 'i');
+    await t.waitFor('jump to message id:');
+  });
+
+  test('one vocabulary (in flight) and plurals: 1 queue, purged 1 message (checked in the database)', async () => {
+    const t = await topOn(url, prefix, { width: 120, height: 30 });
+    let screen = await t.waitFor(`1 of `);
+    expect(screen).toMatch(/IN FLIGHT/);
+    expect(screen).toMatch(/· in flight \S+ ·/);
+    t.keys('Enter');
+    await t.waitFor(`${queue} · oldest first`);
+    t.keys('f', 'f');
+    screen = await t.waitFor('only in flight');
+    expect(screen).toContain('no in flight messages');
+    expect(screen).not.toMatch(/inflight|in-flight/i);
+    t.keys('P');
+    await t.waitFor('Type the queue name to confirm');
+    t.type(queue);
+    t.keys('Enter');
+    screen = await t.waitFor(`purged 1 message from ${queue}`);
+    expect(screen).not.toContain('1 messages');
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM pgmq.q_${queue}`);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe.skipIf(!tmuxAvailable())('smq top on a SmoothMQ file with no queue, then one (real file, real terminal)', () => {
+  const tmp = makeTempDir('smq-top-screen-');
+  const file = join(tmp.dir, 'smoothmq.sqlite');
+  beforeAll(async () => {
+    const b = await openBackend({ kind: 'sqlite', path: file }, { create: true });
+    await b.close();
+  });
+  afterAll(() => tmp.cleanup());
+
+  test('an empty store says how to create a queue; one queue is "1 queue"', async () => {
+    const t = startTop(['--sqlite', file, '--interval', '0.5'], { width: 120, height: 24 });
+    let screen = await t.waitFor('no queues yet');
+    expect(screen).toContain('create one with: smq create <name>');
+    expect(screen).toContain('0 queues');
+    const b = await openBackend({ kind: 'sqlite', path: file });
+    try {
+      await b.createQueue('orders');
+    } finally {
+      await b.close();
+    }
+    screen = await t.waitFor(/^1 of 1 queue$/m);
+    expect(screen).toMatch(/ · 1 queue · /);
+  });
+});

@@ -1,0 +1,67 @@
+// The footer's hints and the words of top, without Ink.
+import { describe, expect, test } from 'vitest';
+import { fitHints, keyHints } from '../../src/ui/model/hints.js';
+import { counted } from '../../src/ui/model/format.js';
+import { helpFor } from '../../src/ui/model/keys.js';
+import { availableColumns, sortKeysOf } from '../../src/ui/model/columns.js';
+import type { Capabilities } from '../../src/backends/types.js';
+
+const PGMQ: Capabilities = {
+  archive: true,
+  headers: true,
+  attributes: false,
+  tenants: false,
+  maxRetries: false,
+  failedState: false,
+  unlogged: true,
+  jsonBodies: true,
+  receiveByRunId: true,
+};
+
+describe('fitHints', () => {
+  test('wide: every hint; 80 columns: the least useful go and ? help, q quit stay', () => {
+    const hints = keyHints('list', false, true);
+    expect(fitHints(hints, 200)).toBe(hints.map((h) => h.text).join(' · '));
+    const at80 = fitHints(hints, 80);
+    expect(at80.length).toBeLessThanOrEqual(80);
+    expect(at80).toMatch(/^↑↓ move · Enter open · \/ filter .*· \? help · q quit$/);
+    expect(at80).not.toContain('+/- interval');
+  });
+
+  test('too narrow for anything else: only the kept hints, never cut', () => {
+    expect(fitHints(keyHints('queue', false, true), 10)).toBe('Esc back · ? help · ^C quit');
+    expect(fitHints(keyHints('list', true, false), 20)).toBe('? help · q quit');
+  });
+
+  test('read-only: no action hints', () => {
+    const text = fitHints(keyHints('queue', true, true), 300);
+    expect(text).not.toMatch(/delete|archive|purge|send|visible/);
+  });
+});
+
+test('counted: one queue, two queues, zero messages', () => {
+  expect(counted(1, 'queue')).toBe('1 queue');
+  expect(counted(2, 'queue')).toBe('2 queues');
+  expect(counted(0, 'message')).toBe('0 messages');
+});
+
+describe('help', () => {
+  test('sort keys: only the columns there are (no F or E on pgmq; F, E on a SmoothMQ file with tenants)', () => {
+    const pgmq = helpFor('list', {
+      readOnly: false,
+      archive: true,
+      failedState: false,
+      sortKeys: sortKeysOf(availableColumns(PGMQ, false)),
+    });
+    expect(pgmq.find((e) => e.what.startsWith('sort by name'))).toEqual({
+      keys: 'N R I D T O A',
+      what: 'sort by name, ready, in flight, delayed, total, oldest, archived',
+    });
+    const sqlite = sortKeysOf(availableColumns({ ...PGMQ, archive: false, failedState: true, tenants: true }, true)).map((k) => k.key);
+    expect(sqlite).toEqual(['E', 'N', 'R', 'I', 'D', 'T', 'O', 'F']);
+  });
+
+  test('the queue view lists both jump keys', () => {
+    expect(helpFor('queue', { readOnly: false, archive: true, failedState: false }).map((e) => e.keys)).toContain('# / i');
+  });
+});
