@@ -25,6 +25,7 @@ import { leaveProcess } from '../output/hangup.js';
 import { toJsonDocument, toJsonLine } from '../output/json.js';
 import { parseDuration, parseMilliseconds } from '../text/duration.js';
 import { plainProgressLine } from '../ui/tester/format.js';
+import { testerCompareCommand } from './tester-compare.js';
 import { loadTesterScreen } from '../ui/ink-caches.js';
 import { CONNECT_TIMEOUT_MS, ioOf, outputFormatOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
 
@@ -347,6 +348,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
           "'exec:COMMAND@10s' runs COMMAND through the shell (a switchover, a promotion), its output kept for the report; " +
           'add ,every=30s to repeat; may be given several times',
       })
+      .command(testerCompareCommand)
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')

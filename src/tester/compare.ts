@@ -1,0 +1,178 @@
+// `smq tester compare BASELINE.json NEW.json`: two reports of `smq tester --json` side by
+// side. Pure: it takes the parsed documents and returns rows; the command reads the files and
+// prints (compare-text.ts). A change counts as a regression when it goes the wrong way by more
+// than --max-regression (throughput down, a p99 up); it is marked beyond noise when it is
+// larger than what the two runs' own per-second series say a run varies by.
+
+/** The parts of a tester report that a comparison reads (the JSON of `smq tester --json`). */
+export interface ComparableReport {
+  readonly startedAt?: string;
+  readonly verdict?: string;
+  readonly durationMs?: number;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly environment?: Readonly<Record<string, unknown>>;
+  readonly throughput: { readonly sendPerSec: number; readonly receivePerSec: number };
+  readonly latency: Readonly<Record<string, LatencySummary | null | undefined>>;
+  readonly series?: readonly SeriesSecond[];
+}
+
+interface LatencySummary {
+  readonly count: number;
+  readonly [percentile: string]: number;
+}
+
+interface SeriesSecond {
+  readonly second: number;
+  readonly sent?: number;
+  readonly received?: number;
+  readonly latency?: Readonly<Record<string, Readonly<Record<string, number>> | undefined>>;
+}
+
+export type Better = 'higher' | 'lower';
+
+export interface ComparisonRow {
+  /** 'throughput' or a histogram's name (endToEnd, send, receive, ack, …). */
+  readonly group: string;
+  /** sendPerSec / receivePerSec, or a percentile (p50, p90, p99, p999, max). */
+  readonly metric: string;
+  readonly better: Better;
+  readonly baseline: number;
+  readonly next: number;
+  /** (next - baseline) / baseline in percent; null when the baseline is 0. */
+  readonly changePct: number | null;
+  /** Two standard errors of the difference, in percent of the baseline; null when the series cannot tell. */
+  readonly noisePct: number | null;
+  readonly beyondNoise: boolean;
+  /** Worse by more than --max-regression (throughput and p99 rows only). */
+  readonly regression: boolean;
+}
+
+export interface Comparison {
+  readonly maxRegressionPct: number;
+  readonly rows: readonly ComparisonRow[];
+  readonly regressions: readonly ComparisonRow[];
+  /** Settings that differ between the runs: the comparison may not be like for like. */
+  readonly configChanges: readonly { readonly key: string; readonly baseline: unknown; readonly next: unknown }[];
+}
+
+/** The percentiles compared, in the report's names. */
+export const PERCENTILES = ['p50', 'p90', 'p99', 'p999', 'max'] as const;
+/** Histograms that measure the tester itself, not the queue: shown, never a regression. */
+const OWN_LATENCY = new Set(['scheduleLag']);
+/** Settings that describe the run, not its identity (queue names and run ids always differ). */
+const IGNORED_CONFIG = new Set(['queue', 'runId', 'keep', 'hdrLogPath']);
+
+/** What is wrong with a parsed document that should be a tester report; undefined when it is one. */
+export function reportProblem(doc: unknown): string | undefined {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'it is not a JSON object';
+  const r = doc as Record<string, unknown>;
+  const t = r['throughput'] as Record<string, unknown> | undefined;
+  if (typeof t !== 'object' || t === null || typeof t['sendPerSec'] !== 'number' || typeof t['receivePerSec'] !== 'number') {
+    return 'it has no throughput';
+  }
+  if (typeof r['latency'] !== 'object' || r['latency'] === null) return 'it has no latency';
+  if (typeof r['config'] !== 'object' || r['config'] === null) return 'it has no config';
+  return undefined;
+}
+
+export function compareReports(baseline: ComparableReport, next: ComparableReport, maxRegressionPct: number): Comparison {
+  const rows: ComparisonRow[] = [];
+  const throughputNoise = rateNoisePct(baseline, next);
+  for (const metric of ['sendPerSec', 'receivePerSec'] as const) {
+    const a = baseline.throughput[metric];
+    const b = next.throughput[metric];
+    if (a === 0 && b === 0) continue; // a role that did not run (--receivers 0)
+    rows.push(row('throughput', metric, 'higher', a, b, throughputNoise, maxRegressionPct, true));
+  }
+  for (const [name, a] of Object.entries(baseline.latency)) {
+    const b = next.latency[name];
+    if (!a || !b || a.count === 0 || b.count === 0) continue;
+    for (const p of PERCENTILES) {
+      const va = a[p];
+      const vb = b[p];
+      if (typeof va !== 'number' || typeof vb !== 'number') continue;
+      const judged = p === 'p99' && !OWN_LATENCY.has(name);
+      rows.push(row(name, p, 'lower', va, vb, percentileNoisePct(baseline, next, name, p), maxRegressionPct, judged));
+    }
+  }
+  return {
+    maxRegressionPct,
+    rows,
+    regressions: rows.filter((r) => r.regression),
+    configChanges: configChanges(baseline.config, next.config),
+  };
+}
+
+function row(
+  group: string,
+  metric: string,
+  better: Better,
+  baseline: number,
+  next: number,
+  noisePct: number | null,
+  maxRegressionPct: number,
+  judged: boolean,
+): ComparisonRow {
+  const changePct = baseline === 0 ? null : ((next - baseline) / baseline) * 100;
+  const worsePct = changePct === null ? 0 : better === 'higher' ? -changePct : changePct;
+  return {
+    group,
+    metric,
+    better,
+    baseline,
+    next,
+    changePct,
+    noisePct,
+    beyondNoise: changePct !== null && noisePct !== null && Math.abs(changePct) > noisePct,
+    regression: judged && worsePct > maxRegressionPct,
+  };
+}
+
+/** Seconds of a run that measure its steady state: after the warm-up, before the last (partial) second and the drain. */
+function steadySeconds(r: ComparableReport): SeriesSecond[] {
+  const series = r.series ?? [];
+  const warmupSec = Math.ceil(Number(r.config['warmupMs'] ?? 0) / 1000);
+  const sendingSec = typeof r.config['durationMs'] === 'number' ? Math.floor(r.config['durationMs'] / 1000) : Infinity;
+  return series.filter((p) => p.second >= warmupSec && p.second < sendingSec && p.second < series.length - 1);
+}
+
+/** Mean and variance of the mean (variance / n) of per-second values; undefined below 3 seconds. */
+function meanAndVarianceOfMean(values: readonly number[]): { mean: number; varMean: number } | undefined {
+  if (values.length < 3) return undefined;
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1);
+  return { mean, varMean: variance / values.length };
+}
+
+/** Two standard errors of the difference of the two runs' means, in percent of the baseline's mean. */
+function noiseOf(a: readonly number[], b: readonly number[]): number | null {
+  const sa = meanAndVarianceOfMean(a);
+  const sb = meanAndVarianceOfMean(b);
+  if (!sa || !sb || sa.mean === 0) return null;
+  return ((2 * Math.sqrt(sa.varMean + sb.varMean)) / sa.mean) * 100;
+}
+
+function rateNoisePct(a: ComparableReport, b: ComparableReport): number | null {
+  const per = (r: ComparableReport) => {
+    const steady = steadySeconds(r);
+    const receiving = steady.some((p) => (p.received ?? 0) > 0);
+    return steady.map((p) => (receiving ? (p.received ?? 0) : (p.sent ?? 0)));
+  };
+  return noiseOf(per(a), per(b));
+}
+
+/** From per-second percentiles when the series carries them (series[i].latency[name][p]). */
+function percentileNoisePct(a: ComparableReport, b: ComparableReport, name: string, p: string): number | null {
+  const per = (r: ComparableReport) =>
+    steadySeconds(r)
+      .map((s) => s.latency?.[name]?.[p])
+      .filter((v): v is number => typeof v === 'number');
+  return noiseOf(per(a), per(b));
+}
+
+function configChanges(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): Comparison['configChanges'] {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !IGNORED_CONFIG.has(k));
+  return keys
+    .filter((k) => JSON.stringify(a[k] ?? null) !== JSON.stringify(b[k] ?? null))
+    .map((k) => ({ key: k, baseline: a[k] ?? null, next: b[k] ?? null }));
+}

@@ -1,0 +1,81 @@
+import { describe, expect, test } from 'vitest';
+import { compareReports, reportProblem, type ComparableReport } from '../../src/tester/compare.js';
+import { formatComparison } from '../../src/tester/compare-text.js';
+import { parsePercent } from '../../src/commands/tester-compare.js';
+
+const lat = (p99: number) => ({ count: 1000, p50: 1, p90: 2, p99, p999: p99 * 2, max: p99 * 3 });
+
+/** A run of 10 seconds (warm-up 1 s) whose per-second receive rate is `rate` ± `jitter`. */
+function run(rate: number, jitter: number, p99 = 10, extra: Partial<ComparableReport> = {}): ComparableReport {
+  const series = Array.from({ length: 12 }, (_, s) => ({ second: s, sent: rate, received: rate + (s % 2 === 0 ? jitter : -jitter) }));
+  return {
+    verdict: 'clean',
+    config: { senders: 2, receivers: 2, durationMs: 10_000, warmupMs: 1000, queue: `q${rate}` },
+    throughput: { sendPerSec: rate, receivePerSec: rate },
+    latency: { endToEnd: lat(p99), send: lat(p99 / 10), scheduleLag: lat(1) },
+    series,
+    ...extra,
+  };
+}
+
+describe('tester compare', () => {
+  test('a throughput drop beyond the threshold is a regression; within it is not', () => {
+    const c = compareReports(run(1000, 10), run(850, 10), 10);
+    const receive = c.rows.find((r) => r.metric === 'receivePerSec')!;
+    expect(receive.changePct).toBeCloseTo(-15);
+    expect(receive.regression).toBe(true);
+    expect(compareReports(run(1000, 10), run(950, 10), 10).regressions).toEqual([]);
+  });
+
+  test("a p99 rise beyond the threshold is a regression; p50 and the tester's own schedule lag never are", () => {
+    const base = run(1000, 10, 10);
+    const next = run(1000, 10, 13, { latency: { endToEnd: { ...lat(13), p50: 5 }, send: lat(1), scheduleLag: lat(9) } });
+    const c = compareReports(base, next, 10);
+    expect(c.regressions.map((r) => `${r.group} ${r.metric}`)).toEqual(['endToEnd p99']);
+  });
+
+  test('noise comes from the per-second series: a steady run marks a small change, a jumpy one does not', () => {
+    const steady = compareReports(run(1000, 1), run(970, 1), 10).rows.find((r) => r.metric === 'receivePerSec')!;
+    expect(steady.noisePct!).toBeLessThan(1);
+    expect(steady.beyondNoise).toBe(true);
+    const jumpy = compareReports(run(1000, 300), run(970, 300), 10).rows.find((r) => r.metric === 'receivePerSec')!;
+    expect(jumpy.noisePct!).toBeGreaterThan(3);
+    expect(jumpy.beyondNoise).toBe(false);
+  });
+
+  test('warm-up seconds and the last second do not count as noise', () => {
+    const base = run(1000, 0);
+    const spiky = { ...base, series: base.series!.map((p) => (p.second === 0 || p.second === 11 ? { ...p, received: 5 } : p)) };
+    expect(compareReports(spiky, base, 10).rows.find((r) => r.metric === 'receivePerSec')!.noisePct).toBe(0);
+  });
+
+  test('settings that differ are named; queue names are not', () => {
+    const c = compareReports(run(1000, 1), run(1000, 1, 10, { config: { ...run(1, 1).config, senders: 8, queue: 'other' } }), 10);
+    expect(c.configChanges).toEqual([{ key: 'senders', baseline: 2, next: 8 }]);
+    const text = formatComparison(c, { file: 'a.json' }, { file: 'b.json' });
+    expect(text).toContain('settings differ (not like for like): senders 2 → 8');
+  });
+
+  test('a role that did not run is left out; per-second percentiles give latency noise', () => {
+    const a = run(1000, 1, 10, { throughput: { sendPerSec: 1000, receivePerSec: 0 } });
+    const withP99 = (r: ComparableReport, v: number) => ({
+      ...r,
+      series: r.series!.map((p) => ({ ...p, latency: { endToEnd: { p50: 1, p99: v + (p.second % 2), max: 20 } } })),
+    });
+    const c = compareReports(withP99(a, 10), withP99(run(1000, 1, 10, { throughput: { sendPerSec: 1000, receivePerSec: 0 } }), 10), 10);
+    expect(c.rows.filter((r) => r.group === 'throughput').map((r) => r.metric)).toEqual(['sendPerSec']);
+    expect(c.rows.find((r) => r.group === 'endToEnd' && r.metric === 'p99')!.noisePct).not.toBeNull();
+    expect(c.rows.find((r) => r.group === 'send' && r.metric === 'p99')!.noisePct).toBeNull();
+  });
+
+  test('what is not a report, and percentages', () => {
+    expect(reportProblem([])).toMatch(/not a JSON object/);
+    expect(reportProblem({ throughput: { sendPerSec: 1 } })).toMatch(/no throughput/);
+    expect(reportProblem({ throughput: { sendPerSec: 1, receivePerSec: 1 }, latency: {} })).toMatch(/no config/);
+    expect(reportProblem(run(1, 1))).toBeUndefined();
+    expect(parsePercent('10%')).toBe(10);
+    expect(parsePercent('2.5')).toBe(2.5);
+    expect(() => parsePercent('-5%')).toThrow(/not a percentage/);
+    expect(() => parsePercent('ten')).toThrow(/not a percentage/);
+  });
+});
