@@ -7,7 +7,7 @@ import { toJsonDocument, toJsonLine } from '../output/json.js';
 import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
 import { compareReports, reportProblem, type ComparableReport } from '../tester/compare.js';
 import { formatComparison } from '../tester/compare-text.js';
-import { ioOf, outputFormatOf, setExitCode, type GlobalArgs } from './context.js';
+import { GLOBAL_OPTION_NAMES, ioOf, outputFormatOf, setExitCode, type GlobalArgs } from './context.js';
 
 interface CompareArgs extends GlobalArgs {
   readonly baseline: string;
@@ -45,8 +45,13 @@ export function parsePercent(text: string): number {
 export const testerCompareCommand: CommandModule<GlobalArgs, CompareArgs> = {
   command: 'compare <baseline> <new>',
   describe: 'compare two runs saved with --json: throughput and every percentile, the change and the noise',
-  builder: (y) =>
-    y
+  builder: (y) => {
+    // yargs hands a subcommand its parent's options: the run's flags mean nothing here, so
+    // they stay out of this help.
+    const own = new Set(['max-regression', 'maxRegression', 'help', 'version', ...GLOBAL_OPTION_NAMES]);
+    const declared = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+    for (const key of Object.keys(declared)) if (!own.has(key)) y.hide(key);
+    return y
       .positional('baseline', { type: 'string', describe: 'the earlier run (smq tester --json > base.json)' })
       .positional('new', { type: 'string', describe: 'the run to judge' })
       .option('max-regression', {
@@ -55,8 +60,11 @@ export const testerCompareCommand: CommandModule<GlobalArgs, CompareArgs> = {
         requiresArg: true,
         describe: 'exit 5 when throughput dropped or a p99 rose by more than this',
       })
+      .group(['max-regression'], 'Options:')
+      .group([...GLOBAL_OPTION_NAMES, 'help', 'version'], 'Global options:')
       .example('$0 tester compare base.json new.json --max-regression 5%', 'fail a CI job on a regression')
-      .epilogue('Exit codes: 0 no regression, 5 a regression beyond --max-regression, 2 bad input') as never,
+      .epilogue('Exit codes: 0 no regression, 5 a regression beyond --max-regression, 2 bad input') as never;
+  },
   handler: (argv) => {
     const io = ioOf(argv);
     // Text unless JSON is asked for, piped or not (as smq tester's report).

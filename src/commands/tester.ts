@@ -263,6 +263,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
   // yargs adds the camelCase forms (drainTimeout, hdrLog, …) at run time, not in its types.
   builder: (y) =>
     y
+      .command(testerCompareCommand)
       .option('senders', { type: 'number', default: 2, requiresArg: true, describe: 'sender threads (0: drain --queue only)' })
       .option('receivers', { type: 'number', default: 2, requiresArg: true, describe: 'receiver threads (0: send only, no loss verdict)' })
       .option('messages', { type: 'number', requiresArg: true, describe: 'messages per sender [default: 1000 unless --duration]' })
@@ -348,7 +349,6 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
           "'exec:COMMAND@10s' runs COMMAND through the shell (a switchover, a promotion), its output kept for the report; " +
           'add ,every=30s to repeat; may be given several times',
       })
-      .command(testerCompareCommand)
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')

@@ -196,6 +196,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         failover: this.failover.report(attribution),
         workers: this.pool.workers,
         series: collector.series.points(),
+        secondLatency: collector.intervals.perSecond,
         threads: threadCounts(c),
         outageTimeoutMs: this.outageTimeoutMs,
         backlogStuckMs: this.backlogStuckMs,

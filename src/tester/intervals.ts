@@ -3,11 +3,20 @@
 import type { HdrLog } from './hdr-log.js';
 import { addEncoded, newMergedHistogram, type Histogram } from './histograms.js';
 
+/** One second's end-to-end latency in ms (the JSON series' `latency.endToEnd`). */
+export interface SecondLatency {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
 export class EndToEndIntervals {
   private readonly bySecond = new Map<number, Histogram>();
   /** Per receiver thread: every second before this one is reported (Infinity: finished). */
   private upTo: number[] = [];
   private nextSecond = 0;
+  /** Each released second that had deliveries, warm-up included: the report's per-second percentiles. */
+  readonly perSecond = new Map<number, SecondLatency>();
   /** Every released second after the warm-up. */
   readonly running: Histogram = newMergedHistogram();
 
@@ -55,6 +64,10 @@ export class EndToEndIntervals {
       const s = this.nextSecond;
       const h = this.bySecond.get(s);
       this.bySecond.delete(s);
+      if (h && h.totalCount > 0) {
+        const ms = (v: number) => Math.round(v) / 1000;
+        this.perSecond.set(s, { p50: ms(h.getValueAtPercentile(50)), p99: ms(h.getValueAtPercentile(99)), max: ms(h.maxValue) });
+      }
       if (s < warmupSeconds) continue;
       if (h) this.running.add(h);
       if (this.log) this.log.interval(h ?? newMergedHistogram(), s);

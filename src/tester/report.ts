@@ -15,6 +15,7 @@ import {
   type LatencySummary,
 } from './histograms.js';
 import type { ErrorKind, FromWorker, WorkerRole, WorkerTotals } from './protocol.js';
+import type { SecondLatency } from './intervals.js';
 import type { SeriesPoint } from './series.js';
 import { decideVerdict, type Verdict } from './verdict.js';
 import { cpuShare, round2, testerWarnings } from './warnings.js';
@@ -68,7 +69,11 @@ export interface TesterReport {
   /** 'intended': --rate given, latencies count from the intended send time (coordinated-omission corrected). */
   readonly latencyFrom: 'send-start' | 'intended';
   /** Each second; a second in which a --fault fired names it (faults). */
-  readonly series: readonly (SeriesPoint & { readonly faults?: readonly string[] })[];
+  /** Per second: the counts, the end-to-end percentiles (ms) when messages arrived, the faults started. */
+  readonly series: readonly (SeriesPoint & {
+    readonly latency?: { readonly endToEnd: SecondLatency };
+    readonly faults?: readonly string[];
+  })[];
   /** --fault: each time one fired, what it did, and how long writes were impossible after it. */
   readonly faults: FailoverReport['faults'];
   /** Windows in which no send succeeded (from the first failed send to the first successful one after it). */
@@ -137,6 +142,8 @@ export interface ReportInput {
   readonly summary: CheckerSummary;
   readonly workers: readonly ReportedWorker[];
   readonly series: readonly SeriesPoint[];
+  /** End-to-end percentiles of each second that had deliveries (intervals.ts). */
+  readonly secondLatency?: ReadonlyMap<number, SecondLatency>;
   /** Worker threads each role used. */
   readonly threads: { readonly senders: number; readonly receivers: number };
   readonly outageTimeoutMs: number;
@@ -282,7 +289,11 @@ export function buildReport(x: ReportInput): TesterReport {
       ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService, scheduleLag: lat.scheduleLag } : {}),
     },
     latencyFrom: rated ? 'intended' : 'send-start',
-    series: x.series.map((p) => (faultsAt.has(p.second) ? { ...p, faults: faultsAt.get(p.second)! } : p)),
+    series: x.series.map((p) => {
+      const endToEnd = x.secondLatency?.get(p.second);
+      const faults = faultsAt.get(p.second);
+      return { ...p, ...(endToEnd ? { latency: { endToEnd } } : {}), ...(faults ? { faults } : {}) };
+    }),
     faults: failover.faults,
     writeUnavailable: failover.writeUnavailable,
     servers: failover.servers,

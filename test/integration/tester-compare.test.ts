@@ -1,0 +1,88 @@
+// `smq tester compare` as a CI job uses it: two real runs saved with --json, then the built
+// binary compares them; a doctored copy stands for a slower build.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ensureBuilt, runCli } from '../helpers/run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'smq-compare-'));
+const file = (name: string) => join(dir, name);
+
+async function savedRun(name: string): Promise<void> {
+  const r = await runCli(['tester', '--senders', '2', '--receivers', '2', '--duration', '4s', '--rate', '400', '--json'], {
+    timeoutMs: 60_000,
+  });
+  expect(r.code).toBe(0);
+  writeFileSync(file(name), r.stdout);
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  await savedRun('a.json');
+  await savedRun('b.json');
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('smq tester compare', () => {
+  test('a run saved with --json carries per-second end-to-end percentiles in its series', () => {
+    const doc = JSON.parse(readFileSync(file('a.json'), 'utf8'));
+    const withLatency = doc.series.filter((p: { latency?: unknown }) => p.latency);
+    expect(withLatency.length).toBeGreaterThanOrEqual(3);
+    for (const p of withLatency) {
+      const { p50, p99, max } = p.latency.endToEnd;
+      expect(p50).toBeGreaterThan(0);
+      expect(p99).toBeGreaterThanOrEqual(p50);
+      expect(max).toBeGreaterThanOrEqual(p99);
+    }
+  });
+
+  test('two runs of the same settings: every histogram side by side, noise estimated, exit 0 at a loose threshold', async () => {
+    const r = await runCli(['tester', 'compare', file('a.json'), file('b.json'), '--max-regression', '1000%']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    for (const heading of ['throughput (msg/s)', 'end-to-end (ms)', 'send (ms)', 'receive (ms)', 'ack (ms)', 'schedule lag (ms)']) {
+      expect(r.stdout).toContain(heading);
+    }
+    expect(r.stdout).toMatch(/^ {2}receive +[\d,.]+ +[\d,.]+ +[+-]?\d+\.\d% +±\d+\.\d%/m);
+    expect(r.stdout).toMatch(/^ {2}p99 +[\d,.]+ +[\d,.]+ +[+-]?\d+\.\d% +±\d+\.\d%/m); // end-to-end p99 from the per-second series
+    expect(r.stdout).toContain('no regression beyond 1000%');
+    expect(r.stdout).not.toContain('settings differ');
+  });
+
+  test('a slower run: exit 5 and the regressions named; --json says the same', async () => {
+    const doc = JSON.parse(readFileSync(file('a.json'), 'utf8'));
+    doc.throughput.receivePerSec *= 0.5;
+    doc.latency.endToEnd.p99 *= 3;
+    writeFileSync(file('slow.json'), JSON.stringify(doc));
+    const r = await runCli(['tester', 'compare', file('a.json'), file('slow.json')]);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toMatch(/2 regressions beyond 10%: throughput receive -50\.0%, end-to-end p99 \+200\.0%/);
+    const j = await runCli(['tester', 'compare', file('a.json'), file('slow.json'), '--json']);
+    expect(j.code).toBe(5);
+    const out = JSON.parse(j.stdout);
+    expect(out.regressions.map((x: { group: string; metric: string }) => `${x.group} ${x.metric}`)).toEqual([
+      'throughput receivePerSec',
+      'endToEnd p99',
+    ]);
+  });
+
+  test('bad input: one line, exit 2', async () => {
+    writeFileSync(file('not-json.json'), 'verdict clean\n');
+    writeFileSync(file('other.json'), '{"queues": []}');
+    const cases: [string[], RegExp][] = [
+      [[file('missing.json'), file('a.json')], /^smq: cannot read .*missing\.json \(ENOENT\): give the file/],
+      [[file('not-json.json'), file('a.json')], /^smq: .*not-json\.json is not JSON/],
+      [[file('a.json'), file('other.json')], /^smq: .*other\.json is not a tester report: it has no throughput/],
+      [[file('a.json'), file('b.json'), '--max-regression', 'lots'], /^smq: --max-regression "lots" is not a percentage: write e\.g\. 10%/],
+      [[file('a.json')], /Not enough non-option arguments|new/],
+    ];
+    for (const [args, line] of cases) {
+      const r = await runCli(['tester', 'compare', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(line);
+      expect(r.stderr).not.toMatch(/ {4}at /);
+    }
+  });
+});
