@@ -175,6 +175,8 @@ export interface ServerInfo {
   readonly schema: string;
   /** Redacted URL or file path. */
   readonly location: string;
+  /** pgmq on a multi-host target: the server (host:port) the backend connected to when it opened. */
+  readonly host?: string;
   /** pgmq: the transaction isolation in effect on this backend's connections, read back from the server. */
   readonly isolation?: string;
   /** True when opening this backend created the store's schema (SQLite with create: a new or empty file). */

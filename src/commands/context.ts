@@ -49,7 +49,9 @@ export function globalOptions<T>(y: Argv<T>) {
       type: 'string',
       requiresArg: true,
       global: true,
-      describe: 'postgres://user:pass@host/db (pgmq) or sqlite:PATH; default $DATABASE_URL or PG* variables',
+      describe:
+        'postgres://user:pass@host/db (pgmq; several servers as libpq takes them: h1:5432,h2:5433/db?target_session_attrs=read-write) ' +
+        'or sqlite:PATH; default $DATABASE_URL or PG* variables',
     })
     .option('sqlite', { type: 'string', requiresArg: true, global: true, describe: 'a SmoothMQ SQLite file' })
     .option('tenant', { type: 'number', requiresArg: true, global: true, describe: 'SmoothMQ tenant id [default: 1]' })

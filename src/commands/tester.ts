@@ -352,6 +352,10 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')
+      .example(
+        "$0 tester --url 'postgres://db1:5432,db2:5432/app?target_session_attrs=read-write' --duration 1m",
+        'primary and standby: every (re)connect goes to the one that takes writes',
+      )
       .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50ms --json', 'a latency gate for CI')
       .example(
         "$0 tester --url postgres://db1,db2/app --duration 1m --fault 'exec:patronictl switchover --force@20s'",

@@ -25,7 +25,8 @@ export function detectEnvironment(info: ServerInfo, config: TesterConfig, isolat
     backend: info.backend,
     serverVersion: info.serverVersion,
     schema: info.schema,
-    location: info.location,
+    // A multi-host target: the server the run's backend opened on (each phase's is the report's).
+    location: info.host === undefined ? info.location : `${info.location} (on ${info.host})`,
     embedded: config.createSqlite === true,
     isolation,
     dequeue: config.dequeue,

@@ -168,6 +168,26 @@ describe('passwords with reserved characters', () => {
     120_000,
   );
 
+  test('multi-host URLs: past a host that is down, and failing in one line that names each host', async () => {
+    for (const c of CASES.filter((x) => x.name === 'all of them' || x.name === 'top@secret99')) {
+      const url = urlOf(c, c.name === 'top@secret99' ? 'raw user part' : 'encoded user part');
+      const hosts = (...ports: (string | number)[]) => url.replace(`@${host}:${port}/`, `@${ports.map((p) => `${host}:${p}`).join(',')}/`);
+      const ok = await runCli(['queues', '--json', '--url', hosts(1, port)]);
+      expect(ok.code, ok.stderr).toBe(0);
+      expectNoSecret(out(ok), c, 'multi-host');
+      const failing = [hosts(1, 2), `${hosts(1, port)}?target_session_attrs=standby`];
+      for (const bad of failing) {
+        for (const debug of [false, true]) {
+          const r = await runCli(['queues', '--json', '--url', bad], { env: debug ? { SMQ_DEBUG: '1' } : {} });
+          expect(r.code, r.stderr).toBe(1);
+          if (!debug) expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+          expect(r.stderr).toContain(`${c.role}:***@${host}:1,`);
+          expectNoSecret(out(r), c, `multi-host failure${debug ? ', SMQ_DEBUG=1' : ''}`);
+        }
+      }
+    }
+  }, 60_000);
+
   test('the tester report (text and JSON)', async () => {
     const c = CASES.find((x) => x.name === 'all of them')!;
     for (const format of [[], ['--json']]) {

@@ -24,6 +24,7 @@ import type {
 } from '../types.js';
 import { resolveClientConfig } from './client-config.js';
 import { pgConnection } from './connection.js';
+import { Connector, showHost } from './connector.js';
 import * as identity from './identity.js';
 import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
@@ -33,24 +34,52 @@ import * as server from './server.js';
 import { CLOSE_GRACE_MS, PgmqSession, type Pool } from './session.js';
 import * as sql from './sql.js';
 import { closeWithin, SocketTracker } from './sockets.js';
+import { chosenClientClass } from './pool-client.js';
 import { WirePool } from './wire-pool.js';
 
 export async function openPgmqBackend(url: string | undefined, options: OpenOptions = {}): Promise<PgmqBackend> {
   const sockets = new SocketTracker();
-  const { config, ctx } = await pgmqClientConfig(url, options, sockets);
+  const { connector, ctx } = pgmqConnector(url, options, sockets);
   const callTimeoutMs = options.callTimeoutMs;
   let pool: Pool;
-  if (options.dedicated) pool = new WirePool(config, { callTimeoutMs, location: ctx.location }) as Pool;
+  if (options.dedicated) pool = new WirePool(connector, { callTimeoutMs, location: ctx.location }) as Pool;
   else {
     // The caller's deadline (deadline.ts) answers first; a bit later node-postgres gives up on
     // the query too, and the pool replaces the client that is stuck with it.
     const queryTimeout = callTimeoutMs === undefined ? {} : { query_timeout: callTimeoutMs + 1_000 };
-    const p = new pg.Pool({ ...config, ...queryTimeout, max: options.poolSize ?? 4, idleTimeoutMillis: 10_000 });
+    // Each new connection asks the connector (every host of a multi-host target, in order).
+    const p = new pg.Pool({ Client: chosenClientClass(connector, queryTimeout), max: options.poolSize ?? 4, idleTimeoutMillis: 10_000 });
     // An idle client's error (server restart) must not kill the process; the next query reports it.
     p.on('error', () => {});
     pool = p as unknown as Pool;
   }
-  return pgmqBackendOn(pool, ctx, sockets);
+  return pgmqBackendOn(pool, ctx, sockets, connector);
+}
+
+/**
+ * How every connection of a backend opened with these options is made (read-only and
+ * isolation are set on the connection, so the server enforces them). Parses only: nothing
+ * connects until the connector is asked.
+ */
+export function pgmqConnector(
+  url: string | undefined,
+  options: OpenOptions = {},
+  sockets = new SocketTracker(),
+): { connector: Connector; ctx: PgErrorContext } {
+  const conn = pgConnection(url);
+  const ctx: PgErrorContext = { location: conn.display, secrets: conn.secrets, callTimeoutMs: options.callTimeoutMs };
+  const settings: string[] = [];
+  if (options.readOnly) settings.push('-c default_transaction_read_only=on');
+  if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
+  const connector = new Connector(conn, ctx, {
+    applicationName: 'smq',
+    ...(options.applicationName !== undefined ? { forceApplicationName: options.applicationName } : {}),
+    settings,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    stream: sockets.stream,
+    ownReadOnly: options.readOnly === true,
+  });
+  return { connector, ctx };
 }
 
 /** What a pgmq connection is made of: node-postgres' config, and how its errors are told. */
@@ -60,28 +89,17 @@ export interface PgmqClientConfig {
 }
 
 /**
- * The config every connection of a backend opened with these options gets (read-only and
- * isolation are set on the connection, so the server enforces them). Exported for tests that
- * make their own connections as smq makes them (see pgmqBackendOn).
+ * The config of a connection to the target's first host, as pgmqConnector makes them. For
+ * tests that make their own connections (see pgmqBackendOn).
  */
 export async function pgmqClientConfig(
   url: string | undefined,
   options: OpenOptions = {},
   sockets = new SocketTracker(),
 ): Promise<PgmqClientConfig> {
-  const conn = pgConnection(url);
-  const ctx: PgErrorContext = { location: conn.display, secrets: conn.secrets, callTimeoutMs: options.callTimeoutMs };
-  const settings: string[] = [];
-  if (options.readOnly) settings.push('-c default_transaction_read_only=on');
-  if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);
+  const { connector, ctx } = pgmqConnector(url, options, sockets);
   try {
-    const config = await resolveClientConfig(conn, {
-      applicationName: 'smq',
-      ...(options.applicationName !== undefined ? { forceApplicationName: options.applicationName } : {}),
-      settings,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
-      stream: sockets.stream,
-    });
+    const config = await resolveClientConfig(connector.conn, connector.options);
     return { config, ctx };
   } catch (e) {
     await closeWithin(async () => undefined, sockets, 0);
@@ -98,6 +116,7 @@ export async function pgmqBackendOn(
   connections: pg.Pool | WirePool | Pool,
   ctx: PgErrorContext,
   sockets = new SocketTracker(),
+  connector?: Connector,
 ): Promise<PgmqBackend> {
   const pool = connections as unknown as Pool;
   const location = ctx.location;
@@ -131,9 +150,18 @@ export async function pgmqBackendOn(
     }
     const cols = new Set(row.cols ?? []);
     const columns: sql.Columns = { headers: cols.has('headers'), lastReadAt: cols.has('last_read_at') };
-    const info: ServerInfo = { backend: 'pgmq', serverVersion: `PostgreSQL ${row.version}`, schema, location, isolation: row.isolation };
+    // On a multi-host target, the server it is on (the one the probe's connection went to).
+    const on = connector?.multiHost && connector.current ? { host: showHost(connector.current) } : {};
+    const info: ServerInfo = {
+      backend: 'pgmq',
+      serverVersion: `PostgreSQL ${row.version}`,
+      schema,
+      location,
+      isolation: row.isolation,
+      ...on,
+    };
     // pgmq 1.5+ (and the compat schema): read(queue, vt, qty, conditional jsonb); 1.4 has no filter.
-    return new PgmqBackend(pool, ctx, columns, info, sockets, row.conditional);
+    return new PgmqBackend(pool, ctx, columns, info, sockets, row.conditional, connector);
   } catch (e) {
     await closeWithin(() => pool.end(), sockets, CLOSE_GRACE_MS);
     throw mapPgError(e, ctx);
@@ -152,8 +180,9 @@ export class PgmqBackend implements Backend {
     private readonly serverInfo: ServerInfo,
     sockets = new SocketTracker(),
     conditionalRead = false,
+    connector?: Connector,
   ) {
-    this.s = new PgmqSession(pool, ctx, columns, sockets);
+    this.s = new PgmqSession(pool, ctx, columns, sockets, connector);
     this.capabilities = {
       archive: true,
       headers: columns.headers,

@@ -1,8 +1,8 @@
-// A PgConnection as node-postgres' ClientConfig: given field by field (never a
+// A PgConnection's host as node-postgres' ClientConfig: given field by field (never a
 // connectionString, which pg would parse again its own way, with its own sslmode warning),
 // with the TLS setting that libpq's sslmode picks.
 import pg from 'pg';
-import type { PgConnection } from './connection.js';
+import type { PgConnection, PgHost } from './connection.js';
 import { chooseTls, tlsAttempts, type TlsChoice } from './tls.js';
 
 export interface ClientOptions {
@@ -17,17 +17,17 @@ export interface ClientOptions {
   readonly stream?: pg.ClientConfig['stream'];
 }
 
-export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOptions): pg.ClientConfig {
+export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOptions, host: PgHost = conn.hosts[0]!): pg.ClientConfig {
   const p = conn.params;
   const options = [p['options'], ...(o.settings ?? [])].filter((s) => s !== undefined && s !== '').join(' ');
   const applicationName = o.forceApplicationName ?? p['application_name'] ?? o.applicationName ?? p['fallback_application_name'];
   const connectTimeout = Number(p['connect_timeout']);
   return {
-    host: conn.host,
-    port: conn.port,
+    host: host.host,
+    port: host.port,
     user: conn.user,
     database: conn.database,
-    ...(conn.password !== undefined ? { password: conn.password } : {}),
+    ...(host.password !== undefined ? { password: host.password } : {}),
     ...(applicationName !== undefined ? { application_name: applicationName } : {}),
     ...(options ? { options } : {}),
     ...(p['client_encoding'] ? { client_encoding: p['client_encoding'] } : {}),
@@ -39,9 +39,10 @@ export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOpti
 }
 
 /**
- * The ClientConfig to use. For sslmode allow and prefer this connects once to learn which
- * of the two settings the server takes; connection failures are thrown as node-postgres
- * reports them (the caller maps them).
+ * The ClientConfig of the first host. For sslmode allow and prefer this connects once to learn
+ * which of the two settings the server takes; connection failures are thrown as node-postgres
+ * reports them (the caller maps them). For tests that make their own connections; smq's own
+ * go through connector.ts, which tries every host.
  */
 export async function resolveClientConfig(
   conn: PgConnection,

@@ -7,6 +7,7 @@ import { userInfo } from 'node:os';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { usageError } from '../../errors.js';
 import { longestFirst, passwordCandidates, SECRET_KEYWORDS, secretForms } from '../secrets.js';
+import { hostsOf, loadBalanceOf, targetSessionAttrsOf, urlHostList, type HostPort, type TargetSessionAttrs } from './hosts.js';
 import { pgpassPassword } from './pgpass.js';
 import { serviceParams, type Params } from './service-file.js';
 
@@ -80,13 +81,25 @@ const ENVIRONMENT: Readonly<Record<string, string>> = {
   PGTARGETSESSIONATTRS: 'target_session_attrs',
 };
 
+/** One server of the target, with the password for it (the password file is read per host and port). */
+export interface PgHost extends HostPort {
+  readonly password: string | undefined;
+}
+
 export interface PgConnection {
+  /** The first of hosts. */
   readonly host: string;
   readonly port: number;
   readonly user: string;
   readonly database: string;
-  /** From the URL, the service, PGPASSWORD or the password file (PGPASSFILE, ~/.pgpass). */
+  /** The first host's: from the URL, the service, PGPASSWORD or the password file (PGPASSFILE, ~/.pgpass). */
   readonly password: string | undefined;
+  /** Every server to try, in order (libpq's host and port lists); one for most targets. */
+  readonly hosts: readonly PgHost[];
+  /** Which of them a connection may stay on (connector.ts); 'any' unless given. */
+  readonly targetSessionAttrs: TargetSessionAttrs;
+  /** load_balance_hosts=random: each connection tries the hosts in a random order. */
+  readonly loadBalance: boolean;
   /** Undefined when nothing sets it: smq then connects without TLS, as node-postgres does. */
   readonly sslmode: SslMode | undefined;
   /** Every keyword in effect (sslrootcert, application_name, options, ...). */
@@ -173,10 +186,17 @@ function queryParams(parts: UrlParts): Params {
 function urlParams(url: string): Params {
   const parts = splitUrl(url);
   const query = queryParams(parts);
+  // Several hosts (h1:5432,h2:5433) are read here; pg-connection-string, which reads one, gets a
+  // stand-in for them and reads the user part and the database.
+  const at = parts.authority.lastIndexOf('@');
+  const hostPart = parts.authority.slice(at + 1);
+  const list = hostPart.includes(',') ? urlHostList(hostPart) : undefined;
+  if (typeof list === 'string') refuse(`malformed URL: ${list}`);
+  const authority = list ? `${parts.authority.slice(0, at + 1)}localhost` : parts.authority;
   let parsed: ReturnType<typeof parseConnectionString>;
   try {
     // Without the query: pg-connection-string would act on sslmode itself (and warn).
-    parsed = parseConnectionString(`${parts.prefix}${parts.authority}${parts.path}`);
+    parsed = parseConnectionString(`${parts.prefix}${authority}${parts.path}`);
   } catch {
     refuse('malformed URL');
   }
@@ -189,7 +209,11 @@ function urlParams(url: string): Params {
   set('user', parsed.user);
   set('password', parsed.password);
   set('dbname', parsed.database);
-  if (fromUrl['port'] !== undefined && !/^\d{1,5}$/.test(fromUrl['port'])) refuse('malformed URL: the port is not a number');
+  if (list) {
+    fromUrl['host'] = list.hosts.map(decode).join(',');
+    delete fromUrl['port'];
+    if (list.ports.some((p) => p !== '')) fromUrl['port'] = list.ports.join(',');
+  } else if (fromUrl['port'] !== undefined && !/^\d{1,5}$/.test(fromUrl['port'])) refuse('malformed URL: the port is not a number');
   return { ...fromUrl, ...query };
 }
 
@@ -231,27 +255,49 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
   const service = given['service'] ?? fromEnv['service'];
   const fromService = service === undefined ? {} : serviceParams(service, env, KEYWORDS);
   const params: Params = { ...fromEnv, ...fromService, ...given };
-  const portText = params['port'] ?? '5432';
-  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
-  if (!(port >= 1 && port <= 65535))
-    throw usageError('invalid port', 'the port is a number from 1 to 65535 (check --url, PGPORT or the service)');
   const user = params['user'] ?? env['USER'] ?? safeUserName();
-  const host = params['host'] ?? params['hostaddr'] ?? 'localhost';
   const database = params['dbname'] ?? user;
-  // libpq's order: a password given anywhere above, else the password file.
-  const fromPgpass = params['password'] === undefined ? pgpassPassword({ host, port, database, user }, env) : undefined;
-  const password = params['password'] ?? fromPgpass;
+  const targetSessionAttrs = targetSessionAttrsOf(params);
+  const loadBalance = loadBalanceOf(params);
+  // libpq's order: a password given anywhere above, else the password file (for each host and port).
+  const passwordGiven = params['password'];
+  const hosts: PgHost[] = hostsOf(params).map(({ host, port }) => ({
+    host,
+    port,
+    password: passwordGiven ?? pgpassPassword({ host, port, database, user }, env),
+  }));
+  const first = hosts[0]!;
   const sslmode = sslModeOf(params);
-  const hostShown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : showPart(host);
+  const hostShown = ({ host, port }: HostPort) => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : showPart(host)}:${port}`;
+  const query = [
+    sslmode !== undefined ? `sslmode=${sslmode}` : '',
+    targetSessionAttrs !== 'any' ? `target_session_attrs=${targetSessionAttrs}` : '',
+  ]
+    .filter((q) => q !== '')
+    .join('&');
+  const anyPassword = hosts.some((h) => h.password !== undefined);
   const display =
-    `postgres://${showPart(user)}${password !== undefined ? ':***' : ''}@${hostShown}:${port}/${showPart(database)}` +
-    (sslmode !== undefined ? `?sslmode=${sslmode}` : '');
+    `postgres://${showPart(user)}${anyPassword ? ':***' : ''}@${hosts.map(hostShown).join(',')}/${showPart(database)}` +
+    (query ? `?${query}` : '');
   const secrets = [
     ...SECRET_KEYWORDS.flatMap((k) => [given[k], fromService[k], fromEnv[k]]),
-    fromPgpass,
+    ...(passwordGiven === undefined ? hosts.map((h) => h.password) : []),
     ...(url === undefined ? [] : passwordCandidates(url)),
   ].filter((s): s is string => s !== undefined && s !== '');
-  return { host, port, user, database, password, sslmode, params, display, secrets: longestFirst(secrets.flatMap(secretForms), 1) };
+  return {
+    host: first.host,
+    port: first.port,
+    user,
+    database,
+    password: first.password,
+    hosts,
+    targetSessionAttrs,
+    loadBalance,
+    sslmode,
+    params,
+    display,
+    secrets: longestFirst(secrets.flatMap(secretForms), 1),
+  };
 }
 
 function safeUserName(): string {

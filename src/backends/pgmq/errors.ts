@@ -23,6 +23,9 @@ const CONNECT_CODES = new Set([
   'EPIPE',
 ]);
 
+/** SQLSTATE 25006: a write in a read-only transaction (a standby, or default_transaction_read_only). */
+export const READ_ONLY_SQL_TRANSACTION = '25006';
+
 export interface PgErrorContext {
   /** Redacted connection description, for connection errors. */
   readonly location: string;
@@ -108,7 +111,7 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
         hint: 'check the database name in --url',
         cause: e,
       });
-    case '25006':
+    case READ_ONLY_SQL_TRANSACTION:
       return new SmqError('read-only', `the database refused a write: ${message}`, {
         hint: 'this connection is read-only (--read-only or a standby); drop --read-only to change data',
         cause: e,

@@ -2,8 +2,8 @@
 // connected as every smq connection is, that installs pgmq or smq's compatible schema.
 import pg from 'pg';
 import type { InstallOptions, PgmqInstall } from '../types.js';
-import { resolveClientConfig } from './client-config.js';
 import { pgConnection } from './connection.js';
+import { Connector } from './connector.js';
 import { mapPgError } from './errors.js';
 import { initPgmq } from './install.js';
 import { closeWithin, SocketTracker } from './sockets.js';
@@ -12,19 +12,19 @@ export async function installPgmq(url: string | undefined, options: InstallOptio
   const { env, callTimeoutMs } = options;
   const conn = pgConnection(url, env);
   const location = conn.display;
-  const fail = (e: unknown) => mapPgError(e, { location, secrets: conn.secrets, callTimeoutMs });
+  const ctx = { location, secrets: conn.secrets, callTimeoutMs };
+  const fail = (e: unknown) => mapPgError(e, ctx);
   const sockets = new SocketTracker();
+  // On a multi-host target, the first server that suits target_session_attrs, as psql would take.
+  const connector = new Connector(
+    conn,
+    ctx,
+    { applicationName: 'smq', connectTimeoutMs: options.connectTimeoutMs, stream: sockets.stream },
+    env,
+  );
   let client: pg.Client;
   try {
-    const config = await resolveClientConfig(
-      conn,
-      { applicationName: 'smq', connectTimeoutMs: options.connectTimeoutMs, stream: sockets.stream },
-      env,
-    );
-    client = new pg.Client({ ...config, query_timeout: callTimeoutMs });
-    // An idle client's error event would otherwise crash the process.
-    client.on('error', () => undefined);
-    await client.connect();
+    ({ client } = await connector.connect({ query_timeout: callTimeoutMs }));
   } catch (e) {
     throw fail(e);
   }

@@ -1,20 +1,28 @@
 // What the pgmq backend tells about the server rather than a queue: top's health line and
 // the tester's connection budget.
 import type { ConnectionBudget, HealthInfo } from '../types.js';
+import { showHost } from './connector.js';
+import { REPLICATION, replicationHealth, type ReplicationRow } from './replication.js';
 import { toNumber, type PgmqSession } from './session.js';
 import * as sql from './sql.js';
 
 export async function health(s: PgmqSession): Promise<HealthInfo> {
-  const rows = await s.run<{
-    xact_age: number | null;
-    xact_pid: number | null;
-    slot: string | null;
-    slot_age: number | null;
-    dead: string | null;
-    live: string | null;
-  }>(sql.HEALTH);
+  const [rows, replication] = await Promise.all([
+    s.run<{
+      xact_age: number | null;
+      xact_pid: number | null;
+      slot: string | null;
+      slot_age: number | null;
+      dead: string | null;
+      live: string | null;
+    }>(sql.HEALTH),
+    s.run<ReplicationRow>(REPLICATION),
+  ]);
   const r = rows[0]!;
-  const parts: string[] = [];
+  const standbys = replicationHealth(replication[0]!);
+  // On a multi-host target: the server the latest connection went to.
+  const current = s.connector?.multiHost ? s.connector.current : undefined;
+  const parts: string[] = current ? [`on ${showHost(current)}`] : [];
   const warnings: string[] = [];
   if (r.slot && (r.slot_age ?? 0) >= (r.xact_age ?? 0)) parts.push(`vacuum held by slot ${r.slot} (${r.slot_age} xids)`);
   else if (r.xact_age !== null) parts.push(`oldest xmin: pid ${r.xact_pid} (${r.xact_age} xids)`);
@@ -24,6 +32,8 @@ export async function health(s: PgmqSession): Promise<HealthInfo> {
   parts.push(`dead tuples in queue tables: ${dead}`);
   if (dead > 100_000 && dead > live) warnings.push(`queue tables hold ${dead} dead tuples (more than live ones): vacuum is falling behind`);
   if ((r.xact_age ?? 0) > 1_000_000) warnings.push(`a transaction (pid ${r.xact_pid}) has held back vacuum for ${r.xact_age} xids`);
+  parts.push(...standbys.parts);
+  warnings.push(...standbys.warnings);
   return { summary: parts.join(' · '), warnings };
 }
 

@@ -4,7 +4,8 @@
 import type pg from 'pg';
 import { queueNotFound } from '../../errors.js';
 import { validateQueueName, type NameUse } from '../names.js';
-import { mapPgError, type PgErrorContext } from './errors.js';
+import { mapPgError, READ_ONLY_SQL_TRANSACTION, type PgErrorContext } from './errors.js';
+import type { Connector } from './connector.js';
 import { closeWithin, SocketTracker } from './sockets.js';
 import * as sql from './sql.js';
 import type { WireQuery } from './wire.js';
@@ -42,6 +43,8 @@ export class PgmqSession {
     readonly ctx: PgErrorContext,
     readonly columns: sql.Columns,
     private readonly sockets = new SocketTracker(),
+    /** How its connections are made; the server the latest went to (connector.current). */
+    readonly connector?: Connector,
   ) {}
 
   async run<R extends pg.QueryResultRow>(q: sql.Query, queue?: string): Promise<R[]> {
@@ -96,6 +99,8 @@ export class PgmqSession {
       await client.query(sql.COMMIT);
       return out;
     } catch (e) {
+      // Refused as read-only: the server is a standby (now); the next connection goes elsewhere.
+      if ((e as { code?: string }).code === READ_ONLY_SQL_TRANSACTION) broken = true;
       await client.query(sql.ROLLBACK).catch(() => {
         broken = true;
       });

@@ -67,7 +67,7 @@ export function tlsAttempts(conn: PgConnection, env: NodeJS.ProcessEnv = process
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
 
 /** A failure the other setting cannot cure: nothing answers at that address. */
-function isNetworkFailure(e: unknown): boolean {
+export function isNetworkFailure(e: unknown): boolean {
   const err = e as { code?: string; message?: string } | undefined;
   return NETWORK_CODES.has(err?.code ?? '') || /timeout/i.test(err?.message ?? '');
 }

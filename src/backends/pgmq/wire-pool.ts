@@ -18,6 +18,9 @@ export interface WireOptions {
   readonly maxInFlight?: number | undefined;
 }
 
+/** Where the connection comes from: a config (one host), or the backend's connector (connector.ts). */
+export type WireSource = pg.ClientConfig | { connect(): Promise<{ client: pg.Client }> };
+
 /**
  * What PgmqBackend needs from a pg.Pool (query, connect/release, end), on one dedicated
  * connection that is opened on first use and opened again after it is lost. A transaction
@@ -31,7 +34,7 @@ export class WirePool {
   private ended = false;
 
   constructor(
-    private readonly config: pg.ClientConfig,
+    private readonly source: WireSource,
     private readonly options: WireOptions = {},
   ) {}
 
@@ -39,7 +42,13 @@ export class WirePool {
     if (this.ended) throw new Error('Client was closed and is not queryable');
     if (this.connection?.usable) return this.connection;
     const { callTimeoutMs = DEFAULT_WIRE_CALL_TIMEOUT_MS, location = 'the server', maxInFlight = MAX_IN_FLIGHT } = this.options;
-    this.connecting ??= WireConnection.open(this.config, { callTimeoutMs, location }, maxInFlight).finally(() => {
+    const deadline = { callTimeoutMs, location };
+    const source = this.source;
+    this.connecting ??= (
+      'connect' in source && typeof source.connect === 'function'
+        ? source.connect().then(({ client }) => WireConnection.adopt(client, deadline, maxInFlight))
+        : WireConnection.open(source as pg.ClientConfig, deadline, maxInFlight)
+    ).finally(() => {
       this.connecting = undefined;
     });
     this.connection = await this.connecting;

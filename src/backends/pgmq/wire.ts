@@ -28,6 +28,7 @@ import pgUtils from 'pg/lib/utils.js';
 import { parse, serialize } from 'pg-protocol';
 import type { BackendMessage, DataRowMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
 import { callTimeout } from '../deadline.js';
+import { READ_ONLY_SQL_TRANSACTION } from './errors.js';
 import { bindExecuteSync, EXECUTE_SYNC } from './wire-bind.js';
 
 export interface WireQuery {
@@ -162,9 +163,15 @@ export class WireConnection {
 
   static async open(config: pg.ClientConfig, deadline: WireDeadline | undefined, maxInFlight: number): Promise<WireConnection> {
     const client = new pg.Client(config);
-    // After the takeover the client only sees its socket close; that is not an error to us.
     client.on('error', () => {});
     await client.connect();
+    return WireConnection.adopt(client, deadline, maxInFlight);
+  }
+
+  /** Takes over the socket of a client that is connected and idle (connector.ts made it). */
+  static adopt(client: pg.Client, deadline: WireDeadline | undefined, maxInFlight: number): WireConnection {
+    // After the takeover the client only sees its socket close; that is not an error to us.
+    client.on('error', () => {});
     return new WireConnection(client.connection.stream, deadline, maxInFlight);
   }
 
@@ -274,6 +281,9 @@ export class WireConnection {
       case 'error':
         if (p) p.error ??= m;
         else this.lastError = m; // e.g. the server's notice of a shutdown, just before it closes
+        // A write refused as read-only: this server is a standby (now). The calls already sent
+        // get their answers; the next call opens a new connection, which the connector places.
+        if ((m as { code?: string }).code === READ_ONLY_SQL_TRANSACTION) void this.end();
         return;
       case 'readyForQuery': {
         if (!p) return;

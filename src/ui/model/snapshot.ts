@@ -60,6 +60,8 @@ export interface SnapshotJson {
   readonly server: string | undefined;
   readonly schema: string | undefined;
   readonly location: string;
+  /** A multi-host target: the server (host:port) the snapshot was read from. */
+  readonly host?: string;
   readonly queues: readonly QueueRecord[];
 }
 
@@ -74,6 +76,7 @@ export function snapshotJson(
     server: meta.info?.serverVersion,
     schema: meta.info?.schema,
     location: meta.location,
+    ...(meta.info?.host === undefined ? {} : { host: meta.info.host }),
     queues: rows.map((r) =>
       queueRecord(r.stats, { name: r.name, rawName: r.rawName, tenant: r.tenant, inPerSec: r.rate.inPerSec, outPerSec: r.rate.outPerSec }),
     ),

@@ -1,0 +1,142 @@
+// Every connection smq opens to PostgreSQL, opened as libpq opens one: the target's hosts in
+// order (connect_timeout for each), TLS as sslmode says, and, unless target_session_attrs is
+// `any`, a check on that same connection (pg_is_in_recovery(), transaction_read_only) that
+// closes it and goes on to the next host when the server does not suit; prefer-standby makes
+// a second pass that takes any server. A pool's new connections and a tester worker's
+// reconnects all come here, so after a failover they find the new primary.
+import pg from 'pg';
+import { SmqError } from '../../errors.js';
+import { redactSecrets } from '../secrets.js';
+import { clientConfigOf, type ClientOptions } from './client-config.js';
+import type { PgConnection, PgHost } from './connection.js';
+import type { PgErrorContext } from './errors.js';
+import { mismatch, shuffled, suits, type ServerRole, type TargetSessionAttrs } from './hosts.js';
+import { isNetworkFailure, tlsAttempts, type TlsChoice } from './tls.js';
+
+export interface Connected {
+  readonly client: pg.Client;
+  readonly host: PgHost;
+}
+
+export interface ConnectorOptions extends ClientOptions {
+  /** smq set default_transaction_read_only itself (--read-only): read-write then judges the server only. */
+  readonly ownReadOnly?: boolean;
+}
+
+const ROLE_SQL = "SELECT pg_is_in_recovery() AS in_recovery, current_setting('transaction_read_only') = 'on' AS read_only";
+
+const WANTED: Readonly<Record<TargetSessionAttrs, string>> = {
+  any: 'reachable',
+  'read-write': 'read-write',
+  'read-only': 'read-only',
+  primary: 'a primary',
+  standby: 'a standby',
+  'prefer-standby': 'reachable',
+};
+
+/** A server that answered but does not suit target_session_attrs. */
+class Mismatch extends Error {}
+
+export const showHost = (h: { host: string; port: number }): string => `${h.host.includes(':') ? `[${h.host}]` : h.host}:${h.port}`;
+
+export class Connector {
+  /** The host the latest connection went to. */
+  current: PgHost | undefined;
+  /** The TLS setting that worked, per host (sslmode allow and prefer have two to try). */
+  private readonly tls = new Map<string, TlsChoice>();
+
+  constructor(
+    readonly conn: PgConnection,
+    private readonly ctx: PgErrorContext,
+    readonly options: ConnectorOptions,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  get multiHost(): boolean {
+    return this.conn.hosts.length > 1;
+  }
+
+  /** A connected client on the first host that suits; `extra` goes into its config (query_timeout). */
+  async connect(extra: pg.ClientConfig = {}): Promise<Connected> {
+    const attrs = this.conn.targetSessionAttrs;
+    const failures: { host: PgHost; error: unknown }[] = [];
+    const passes: TargetSessionAttrs[] = attrs === 'prefer-standby' ? ['prefer-standby', 'any'] : [attrs];
+    for (const want of passes) {
+      for (const host of this.conn.loadBalance ? shuffled(this.conn.hosts) : this.conn.hosts) {
+        let client: pg.Client;
+        try {
+          client = await this.open(host, extra);
+          if (want === 'any' || suits(want, await this.roleOf(client))) {
+            this.current = host;
+            return { client, host };
+          }
+        } catch (error) {
+          failures.push({ host, error });
+          continue;
+        }
+        void client.end().catch(() => undefined);
+        failures.push({ host, error: new Mismatch(mismatch(want)) });
+      }
+    }
+    throw this.failure(failures);
+  }
+
+  /** One host: the TLS settings sslmode allows, in order, until one connects (libpq's allow and prefer). */
+  private async open(host: PgHost, extra: pg.ClientConfig): Promise<pg.Client> {
+    const key = showHost(host);
+    const known = this.tls.get(key);
+    let failure: unknown;
+    for (const ssl of known === undefined ? tlsAttempts(this.conn, this.env) : [known]) {
+      const client = new pg.Client({ ...clientConfigOf(this.conn, ssl, this.options, host), ...extra });
+      // Errors of an idle connection reach its user through its next call (or its pool's listener).
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        this.tls.set(key, ssl);
+        return client;
+      } catch (e) {
+        failure = e;
+        this.tls.delete(key);
+        void client.end().catch(() => undefined);
+        if (isNetworkFailure(e)) break;
+      }
+    }
+    throw failure;
+  }
+
+  /** libpq's check, on the connection itself; a server that does not answer within the connect timeout fails it. */
+  private async roleOf(client: pg.Client): Promise<ServerRole> {
+    const ms =
+      Number(this.conn.params['connect_timeout']) > 0 ? Number(this.conn.params['connect_timeout']) * 1000 : this.options.connectTimeoutMs;
+    const timer = setTimeout(() => client.connection.stream.destroy(new Error('timeout expired')), ms);
+    try {
+      const row = (await client.query<{ in_recovery: boolean; read_only: boolean }>(ROLE_SQL)).rows[0]!;
+      return { inRecovery: row.in_recovery, readOnly: this.options.ownReadOnly ? row.in_recovery : row.read_only };
+    } catch (e) {
+      void client.end().catch(() => undefined);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One host that failed to connect: its own error, as node-postgres gave it (errors.ts maps it). Else one line naming each. */
+  private failure(failures: readonly { host: PgHost; error: unknown }[]): unknown {
+    const only = failures[0];
+    if (failures.length === 1 && only && !(only.error instanceof Mismatch)) return only.error;
+    const reason = (e: unknown) => {
+      const err = e as { code?: string; message?: string };
+      // Nothing answered: its code says it (ECONNREFUSED, ENOTFOUND); else what the server or driver said.
+      if (err?.code && isNetworkFailure(e)) return err.code;
+      const text = redactSecrets(err?.message ?? String(e), this.ctx.secrets).replace(/\s+/g, ' ');
+      return err?.code && !text.includes(err.code) ? `${err.code} ${text}` : text;
+    };
+    const attrs = this.conn.targetSessionAttrs;
+    const each = failures.map((f) => `${showHost(f.host)}: ${reason(f.error)}`).join('; ');
+    const hint =
+      attrs === 'any' || attrs === 'prefer-standby'
+        ? 'check --url and that the servers are running'
+        : `none is ${WANTED[attrs]} (target_session_attrs=${attrs}): check the hosts, or wait for the failover to finish`;
+    return new SmqError('connection', `cannot connect to ${this.ctx.location}: ${each}`, { hint, cause: failures.at(-1)?.error });
+  }
+}
