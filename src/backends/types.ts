@@ -198,6 +198,31 @@ export interface ServerIdentity {
   readonly inRecovery: boolean;
 }
 
+/**
+ * Backend.storeActivity: the server's own counters for a queue's tables, read before and
+ * after a tester run (what a run cost the database: WAL, dead tuples, growth).
+ */
+export interface StoreActivity {
+  /** The server's WAL position in bytes (pg_current_wal_lsn); only differences mean anything. */
+  readonly walBytes: number;
+  readonly tables: readonly TableActivity[];
+}
+
+export interface TableActivity {
+  /** q_<queue> or a_<queue>. */
+  readonly table: string;
+  /** pg_stat_user_tables: rows inserted, updated, deleted since the statistics were reset. */
+  readonly inserted: number;
+  readonly updated: number;
+  readonly deleted: number;
+  readonly deadTuples: number;
+  readonly autovacuums: number;
+  readonly autoanalyzes: number;
+  /** pg_relation_size and pg_indexes_size. */
+  readonly tableBytes: number;
+  readonly indexBytes: number;
+}
+
 export interface Backend {
   readonly kind: BackendKind;
   readonly capabilities: Capabilities;
@@ -258,6 +283,9 @@ export interface Backend {
    * connection limit (SQLite) leaves it out.
    */
   connectionBudget?(): Promise<ConnectionBudget>;
+
+  /** Optional (pgmq): the counters of a queue's tables and the WAL position (StoreActivity). */
+  storeActivity?(queue: string): Promise<StoreActivity>;
 
   /** Optional (pgmq): the server this backend's connection is on now (ServerIdentity). */
   serverIdentity?(): Promise<ServerIdentity>;

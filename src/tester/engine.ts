@@ -22,6 +22,7 @@ import type { EventLoopStats } from './protocol.js';
 import { buildReport, type StopSignal, type TesterReport } from './report.js';
 import { abandonRunQueue, dropRunQueue, prepareQueue, runQueueName, type RunQueue } from './run-queue.js';
 import { planSettle } from './settle.js';
+import { databaseFigures, readActivity, readActivityAfter } from './store-figures.js';
 import { afterRunCalls, END_CALL_HURRIED_MS, reconcile } from './verify.js';
 
 /** How often the main thread checks the drain and releases ordered events. */
@@ -128,6 +129,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       await this.failover.checkPrivilege(backend);
       const { info, messagesBefore, receiveByRunId } = await prepareQueue(backend, c, queue);
       await this.failover.noteMain(backend);
+      const activityBefore = await readActivity(backend, queue.name);
       if (c.hdrLogPath) this.hdrLog = HdrLog.open(c.hdrLogPath);
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
@@ -176,6 +178,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       if (reachable) await this.failover.noteMain(backend, true);
       const warnings = [...after.warnings, ...this.failover.warnings];
       if (this.settleNote !== undefined) warnings.push(this.settleNote);
+      const sent = collector.checker.ackedSends;
+      const activityAfter = reachable ? await readActivityAfter(backend, queue.name, activityBefore, sent) : undefined;
       const notDropped = await dropRunQueue(backend, c, queue, calls, reachable);
       if (notDropped !== undefined) warnings.push(notDropped);
       // What the failover lost or brought back, told message by message by the checker's count.
@@ -211,6 +215,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         queue: { name: queue.name, created: queue.created, dropped: queue.dropped, messagesBefore, messagesAfter: after.messagesAfter },
         environment,
         warnings,
+        database: databaseFigures(activityBefore, activityAfter, sent),
       });
       this.setPhase('done');
       this.emitProgress(); // the final frame of a live view

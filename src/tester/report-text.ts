@@ -2,6 +2,7 @@
 import type { ExampleClass, MessageRef } from './checker.js';
 import { EXAMPLE_CLASSES } from './checker.js';
 import type { TesterReport } from './report.js';
+import { databaseLines } from './store-figures.js';
 
 const fmt = (n: number, digits = 2) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -170,6 +171,10 @@ export function formatReport(r: TesterReport): string {
       `errors      ${int(r.errors.count)} (${int(r.errors.connection)} connection, ${int(r.errors.other)} other)` +
         `${r.errors.last ? `, last: ${r.errors.last}` : ''}`,
     );
+  }
+  if (r.database) {
+    const [first, ...rest] = databaseLines(r.database);
+    out.push(`database    ${first}`, ...rest.map((l) => `            ${l}`));
   }
   out.push(...failoverLines(r));
   for (const w of r.tester.warnings) out.push(`warning: ${w}`);

@@ -16,6 +16,7 @@ import {
 } from './histograms.js';
 import type { ErrorKind, FromWorker, WorkerRole, WorkerTotals } from './protocol.js';
 import type { SecondLatency } from './intervals.js';
+import type { DatabaseFigures } from './store-figures.js';
 import type { SeriesPoint } from './series.js';
 import { decideVerdict, type Verdict } from './verdict.js';
 import { cpuShare, round2, testerWarnings } from './warnings.js';
@@ -99,6 +100,8 @@ export interface TesterReport {
     /** Messages left in the queue when the run ended (before any drop). */
     readonly messagesAfter: number | null;
   };
+  /** What the run cost the database (pgmq: the queue tables' counters, WAL); null where the store has none. */
+  readonly database: DatabaseFigures | null;
   readonly tester: {
     readonly warnings: readonly string[];
     readonly cpuPercentOfCores: number;
@@ -163,6 +166,8 @@ export interface ReportInput {
   readonly environment: TesterEnvironment;
   /** Warnings from before the report (the read-back, the settle, the queue's drop). */
   readonly warnings: readonly string[];
+  /** store-figures.ts; null or left out: the store has no counters. */
+  readonly database?: DatabaseFigures | null;
   /** Faults, servers and write outages (failover.ts); none when left out. */
   readonly failover?: FailoverReport | undefined;
 }
@@ -334,6 +339,7 @@ export function buildReport(x: ReportInput): TesterReport {
         x.drain.settleStartUs > 0 ? Math.round(Math.max(0, Math.min(x.nowUs, x.drain.settleUntilUs) - x.drain.settleStartUs) / 1000) : 0,
     },
     queue: { ...x.queue },
+    database: x.database ?? null,
     tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, cores, workers },
     errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
     maxP99,

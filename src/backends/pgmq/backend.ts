@@ -21,6 +21,7 @@ import type {
   SendInput,
   ServerIdentity,
   ServerInfo,
+  StoreActivity,
 } from '../types.js';
 import { resolveClientConfig } from './client-config.js';
 import { pgConnection } from './connection.js';
@@ -258,6 +259,10 @@ export class PgmqBackend implements Backend {
 
   connectionBudget(): Promise<ConnectionBudget> {
     return server.connectionBudget(this.s);
+  }
+
+  storeActivity(queue: string): Promise<StoreActivity> {
+    return server.storeActivity(this.s, queue);
   }
 
   serverIdentity(): Promise<ServerIdentity> {

@@ -1,6 +1,6 @@
 // What the pgmq backend tells about the server rather than a queue: top's health line and
-// the tester's connection budget.
-import type { ConnectionBudget, HealthInfo } from '../types.js';
+// the tester's connection budget and what a run cost the database (storeActivity).
+import type { ConnectionBudget, HealthInfo, StoreActivity } from '../types.js';
 import { showHost } from './connector.js';
 import { REPLICATION, replicationHealth, type ReplicationRow } from './replication.js';
 import { toNumber, type PgmqSession } from './session.js';
@@ -67,4 +67,37 @@ export async function connectionBudget(s: PgmqSession): Promise<ConnectionBudget
   }
   const limit = limitedBy === 'database' ? r.db_limit! : limitedBy === 'role' ? r.role_limit! : r.max_conn;
   return { free: Math.max(0, free), maxConnections: r.max_conn, reserved, inUse: r.in_use, limitedBy, limit };
+}
+
+/** The counters of a queue's tables (q_ and a_, as pgmq names them: lower-cased) and the WAL position. */
+export async function storeActivity(s: PgmqSession, queue: string): Promise<StoreActivity> {
+  const name = queue.toLowerCase();
+  const rows = await s.run<{
+    wal: number;
+    table: string | null;
+    inserted: string | null;
+    updated: string | null;
+    deleted: string | null;
+    dead: string | null;
+    autovacuums: string | null;
+    autoanalyzes: string | null;
+    table_bytes: string | null;
+    index_bytes: string | null;
+  }>(sql.STORE_ACTIVITY([`q_${name}`, `a_${name}`]));
+  return {
+    walBytes: Number(rows[0]?.wal ?? 0),
+    tables: rows
+      .filter((r) => r.table !== null)
+      .map((r) => ({
+        table: r.table!,
+        inserted: toNumber(r.inserted),
+        updated: toNumber(r.updated),
+        deleted: toNumber(r.deleted),
+        deadTuples: toNumber(r.dead),
+        autovacuums: toNumber(r.autovacuums),
+        autoanalyzes: toNumber(r.autoanalyzes),
+        tableBytes: toNumber(r.table_bytes),
+        indexBytes: toNumber(r.index_bytes),
+      })),
+  };
 }

@@ -306,6 +306,19 @@ export const HEALTH: Query = {
   values: [],
 };
 
+/** A queue's tables' counters and sizes, and the WAL position ($1: the table names). */
+export const STORE_ACTIVITY = (tables: readonly string[]): Query => ({
+  text: `SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END, '0/0')::float8 AS wal,
+        c.relname::text AS table, s.n_tup_ins AS inserted, s.n_tup_upd AS updated, s.n_tup_del AS deleted,
+        s.n_dead_tup AS dead, s.autovacuum_count AS autovacuums, s.autoanalyze_count AS autoanalyzes,
+        pg_relation_size(c.oid) AS table_bytes, pg_indexes_size(c.oid) AS index_bytes
+      FROM (SELECT 1) one
+      LEFT JOIN pg_class c ON c.relnamespace = 'pgmq'::regnamespace AND c.relname = ANY($1::text[]) AND c.relkind IN ('r', 'p')
+      LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+      ORDER BY c.relname DESC`,
+  values: [tables],
+});
+
 /** The connection limits of the server, this database and this role, and what is in use. */
 export const CONNECTION_BUDGET: Query = {
   text: `SELECT current_setting('max_connections')::int AS max_conn,

@@ -1,0 +1,123 @@
+// What a run cost the database (pgmq): the server's own counters for the queue's tables read
+// before and after the run (Backend.storeActivity), turned into figures per message: WAL
+// written, rows inserted/updated/deleted, dead tuples left, autovacuum runs, growth. A team
+// choosing --ack archive or delete, batch sizes or unlogged queues wants exactly these.
+import type { Backend, StoreActivity, TableActivity } from '../backends/index.js';
+import { withDeadline } from './lifecycle.js';
+
+/** The counters of backends that just closed reach the statistics a moment later: how long to wait for them. */
+const STATS_SETTLE_MS = 2000;
+const STATS_POLL_MS = 250;
+const READ_DEADLINE_MS = 5000;
+
+export interface TableChange {
+  readonly table: string;
+  /** During the run. */
+  readonly inserted: number;
+  readonly updated: number;
+  readonly deleted: number;
+  readonly autovacuums: number;
+  readonly autoanalyzes: number;
+  /** Dead tuples in the table when the run ended. */
+  readonly deadTuplesAfter: number;
+  readonly tableBytesBefore: number;
+  readonly tableBytesAfter: number;
+  readonly indexBytesBefore: number;
+  readonly indexBytesAfter: number;
+}
+
+export interface DatabaseFigures {
+  /** WAL the server wrote from the run's start to its end (all of the server's work, not only the run's). */
+  readonly walBytes: number;
+  /** walBytes per message sent; null when none was. */
+  readonly walBytesPerMessage: number | null;
+  readonly tables: readonly TableChange[];
+}
+
+/** The counters now, or undefined when the store has none or they cannot be read (the report goes on without). */
+export async function readActivity(backend: Backend, queue: string): Promise<StoreActivity | undefined> {
+  if (!backend.storeActivity) return undefined;
+  try {
+    return await withDeadline(backend.storeActivity(queue), READ_DEADLINE_MS, 'reading the queue tables counters');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The counters after the run, once they show the run's inserts: a worker's connection reports
+ * its counts as it closes, a moment after the worker is done.
+ */
+export async function readActivityAfter(
+  backend: Backend,
+  queue: string,
+  before: StoreActivity | undefined,
+  sent: number,
+): Promise<StoreActivity | undefined> {
+  if (!before) return undefined;
+  const deadline = Date.now() + STATS_SETTLE_MS;
+  for (;;) {
+    const after = await readActivity(backend, queue);
+    if (!after) return undefined;
+    const inserted = sumOf(after, 'inserted', 'q_') - sumOf(before, 'inserted', 'q_');
+    if (inserted >= sent || Date.now() >= deadline) return after;
+    await new Promise((r) => setTimeout(r, STATS_POLL_MS));
+  }
+}
+
+const sumOf = (a: StoreActivity, key: keyof TableActivity, prefix: string) =>
+  a.tables.filter((t) => t.table.startsWith(prefix)).reduce((s, t) => s + Number(t[key]), 0);
+
+export function databaseFigures(before: StoreActivity | undefined, after: StoreActivity | undefined, sent: number): DatabaseFigures | null {
+  if (!before || !after) return null;
+  const walBytes = Math.max(0, after.walBytes - before.walBytes);
+  const tables = after.tables.map((a): TableChange => {
+    const b = before.tables.find((t) => t.table === a.table);
+    const d = (k: 'inserted' | 'updated' | 'deleted' | 'autovacuums' | 'autoanalyzes') => Math.max(0, a[k] - (b?.[k] ?? 0));
+    return {
+      table: a.table,
+      inserted: d('inserted'),
+      updated: d('updated'),
+      deleted: d('deleted'),
+      autovacuums: d('autovacuums'),
+      autoanalyzes: d('autoanalyzes'),
+      deadTuplesAfter: a.deadTuples,
+      tableBytesBefore: b?.tableBytes ?? 0,
+      tableBytesAfter: a.tableBytes,
+      indexBytesBefore: b?.indexBytes ?? 0,
+      indexBytesAfter: a.indexBytes,
+    };
+  });
+  return { walBytes, walBytesPerMessage: sent > 0 ? walBytes / sent : null, tables };
+}
+
+const bytes = (n: number) => {
+  const units = ['B', 'kB', 'MB', 'GB'];
+  let v = Math.abs(n);
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u += 1;
+  }
+  return `${n < 0 ? '-' : ''}${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+};
+const signed = (n: number) => (n >= 0 ? `+${bytes(n)}` : bytes(n));
+const int = (n: number) => n.toLocaleString('en-US');
+
+/** The report's lines: WAL per message, then one line per table. */
+export function databaseLines(f: DatabaseFigures): string[] {
+  const wal =
+    f.walBytesPerMessage === null
+      ? `${bytes(f.walBytes)} of WAL`
+      : `${bytes(f.walBytesPerMessage)} of WAL per message (${bytes(f.walBytes)} in all, the whole server's)`;
+  const lines = [wal];
+  for (const t of f.tables) {
+    const vacuums = t.autovacuums === 0 ? 'no autovacuum' : `${t.autovacuums} autovacuum${t.autovacuums === 1 ? '' : 's'}`;
+    lines.push(
+      `${t.table}: ${int(t.inserted)} inserted, ${int(t.updated)} updated, ${int(t.deleted)} deleted; ` +
+        `${int(t.deadTuplesAfter)} dead tuples left, ${vacuums}; table ${signed(t.tableBytesAfter - t.tableBytesBefore)} ` +
+        `(${bytes(t.tableBytesAfter)}), indexes ${signed(t.indexBytesAfter - t.indexBytesBefore)}`,
+    );
+  }
+  return lines;
+}
