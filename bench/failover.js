@@ -12,7 +12,7 @@
 // Environment: BENCH_RUNS (5), BENCH_MODES ("async,sync"), SMQ_PG_BIN (PostgreSQL binaries).
 // Writes bench/results/<date>-failover.md and prints it.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function loadReplica() {
   const out = mkdtempSync(join(BENCH, '.failover-build-'));
   writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
+  // smq's compat schema is read from sql/ next to the compiled source.
+  symlinkSync(join(REPO, 'sql'), join(out, 'sql'));
   const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
   const args = ['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node'];
   execFileSync(

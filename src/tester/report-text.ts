@@ -70,10 +70,7 @@ function failoverLines(r: TesterReport): string[] {
     const what = [p.systemIdentifier === null ? '' : `system ${p.systemIdentifier}`, p.timeline === null ? '' : `timeline ${p.timeline}`]
       .filter(Boolean)
       .join(', ');
-    const when =
-      phases.length > 1
-        ? `: ${secs(Math.max(0, p.firstSeenMs))} to ${secs(Math.max(0, p.lastSeenMs))}, ${p.connections} connection(s)`
-        : '';
+    const when = phases.length > 1 ? ` from ${secs(Math.max(0, p.firstSeenMs))} (${p.connections} connection(s) found it)` : '';
     out.push(`${i === 0 ? 'served by  ' : '           '} ${p.server}${what ? ` (${what})` : ''}${p.inRecovery ? ' standby' : ''}${when}`);
   });
   for (const w of r.servers.words) out.push(`failover    ${w}`);

@@ -17,7 +17,11 @@ export interface ServerSeen {
 }
 
 export interface ServerPhase extends ServerIdentity {
-  /** ms since the run's start (negative: before it, the main thread's check). */
+  /**
+   * When a connection first and last found itself on it, ms since the run's start (negative:
+   * the main thread's look before the run). Connections look when they connect, so a server
+   * may serve well past lastSeenMs: until the next phase begins.
+   */
   readonly firstSeenMs: number;
   readonly lastSeenMs: number;
   /** How many times a connection found itself on it. */

@@ -44,12 +44,11 @@ export interface OutageWindow {
   readonly toMs: number | null;
 }
 
-/** A send in flight when a fault fires began before it. */
-const SLACK_MS = 1000;
-
 /**
- * For each fault (in firing order), the windows that began after it fired (and before the
- * next one) and how long they lasted in all; an open window lasts until endMs.
+ * For each fault (in firing order), the windows it caused and how long they lasted in all: a
+ * window belongs to the last fault fired before it ended (writes may hang from before the
+ * fault, or fail only well after it: a cloud's failover call returns at once); an open window
+ * lasts until endMs. Windows that ended before the first fault belong to none.
  */
 export function windowsByFault(
   faults: readonly { readonly atMs: number }[],
@@ -58,13 +57,14 @@ export function windowsByFault(
 ): { windows: number; writesImpossibleMs: number }[] {
   const out = faults.map(() => ({ windows: 0, writesImpossibleMs: 0 }));
   for (const w of windows) {
+    const to = w.toMs ?? endMs;
     let owner = -1;
     faults.forEach((f, i) => {
-      if (f.atMs <= w.fromMs + SLACK_MS && (owner < 0 || f.atMs >= faults[owner]!.atMs)) owner = i;
+      if (f.atMs <= to && (owner < 0 || f.atMs >= faults[owner]!.atMs)) owner = i;
     });
     if (owner < 0) continue;
     out[owner]!.windows += 1;
-    out[owner]!.writesImpossibleMs += Math.max(0, (w.toMs ?? endMs) - w.fromMs);
+    out[owner]!.writesImpossibleMs += Math.max(0, to - w.fromMs);
   }
   return out;
 }

@@ -316,8 +316,8 @@ describe('faults, write outages and the servers of a run (failover.ts)', () => {
     expect(text).toContain('fault       exec:pg_ctl promote@1s at 1.00 s: exit code 0 after 0.2 s; writes impossible for 1.50 s\n');
     expect(text).toContain('              | server promoted\n');
     expect(text).toContain('writes      impossible for 1.50 s in all (1 window(s), longest 1.50 s)\n');
-    expect(text).toContain('served by   127.0.0.1:5432 (system 7400, timeline 1): 0.00 s to 0.90 s, 3 connection(s)\n');
-    expect(text).toContain('            127.0.0.1:5433 (system 7400, timeline 2): 2.50 s to 2.60 s, 2 connection(s)\n');
+    expect(text).toContain('served by   127.0.0.1:5432 (system 7400, timeline 1) from 0.00 s (3 connection(s) found it)\n');
+    expect(text).toContain('            127.0.0.1:5433 (system 7400, timeline 2) from 2.50 s (2 connection(s) found it)\n');
     expect(text).toContain('failover    2 lost: acknowledged by 127.0.0.1:5432 on timeline 1');
   });
 

@@ -21,16 +21,16 @@ describe('WriteOutageCell', () => {
 });
 
 describe('windowsByFault', () => {
-  test('a window belongs to the last fault fired before it began (with a second of slack)', () => {
+  test('a window belongs to the last fault fired before it ended', () => {
     const faults = [{ atMs: 10_000 }, { atMs: 30_000 }];
     const windows = [
       { fromMs: 2_000, toMs: 2_100 }, // before any fault
-      { fromMs: 9_990, toMs: 10_400 }, // a call in flight when the fault fired
+      { fromMs: 5_000, toMs: 12_000 }, // writes hung from before the fault, failed with it
       { fromMs: 10_500, toMs: 10_600 },
       { fromMs: 31_000, toMs: null }, // never closed
     ];
     expect(windowsByFault(faults, windows, 40_000)).toEqual([
-      { windows: 2, writesImpossibleMs: 510 },
+      { windows: 2, writesImpossibleMs: 7_100 },
       { windows: 1, writesImpossibleMs: 9_000 },
     ]);
   });
