@@ -2,6 +2,8 @@
 // `top --once` and top in a terminal connect to the primary, as libpq's target_session_attrs
 // says; scripting output stays what one host gives; a target where no server suits fails in one
 // line naming each host. After a failover, a backend's new connections find the new primary.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openBackend } from '../../src/backends/index.js';
 import type { Backend } from '../../src/backends/types.js';
@@ -128,6 +130,63 @@ describe('a multi-host target', () => {
       expect(await t.waitForExit()).toBe(0);
     } finally {
       t.kill();
+    }
+  });
+  test('connect_timeout is per host: a host that accepts and never answers is left after it', async () => {
+    const silent = createServer((socket) => sockets.push(socket));
+    const sockets: Socket[] = [];
+    const port = await freePort();
+    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    try {
+      const r = await runCli(['queues', '--url', `${urlOf([port, pair.primary.port])}?connect_timeout=1`]);
+      expect(r.code, r.stderr).toBe(0);
+      // One second on the silent host, not the 5 s default for the whole attempt.
+      expect(r.ms).toBeLessThan(4_500);
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  test('a connection whose write is refused as read-only is dropped, and the next one is chosen again', async () => {
+    const name = `smq-ro-${randomBytes(4).toString('hex')}`;
+    const admin = pair.primary.adminUrl;
+    const readOnly = async (on: boolean) => {
+      await queryOnce(
+        admin,
+        on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only',
+      );
+      await queryOnce(admin, 'SELECT pg_reload_conf()');
+    };
+    const pids = async () =>
+      (await queryOnce<{ pid: number }>(admin, 'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name])).map((r) => r.pid);
+    const url = urlOf([down, pair.primary.port], 'read-write');
+    const b = await openBackend({ kind: 'pgmq', url }, { dedicated: true, applicationName: name, callTimeoutMs: 10_000 });
+    try {
+      await b.send(queue, { body: '{"ro":0}' });
+      const [before] = await pids();
+      await readOnly(true);
+      // The reload reaches the session soon after: its writes are refused from then on.
+      await expect
+        .poll(() =>
+          b.send(queue, { body: '{"ro":1}' }).then(
+            () => 'stored',
+            (e: { kind?: string }) => e.kind,
+          ),
+        )
+        .toBe('read-only');
+      await expect.poll(pids).toEqual([]);
+      // The next connection is chosen again: no server takes writes now.
+      await expect(b.send(queue, { body: '{"ro":2}' })).rejects.toMatchObject({ kind: 'connection' });
+      await readOnly(false);
+      await b.send(queue, { body: '{"ro":3}' });
+      const after = await pids();
+      expect(after).toHaveLength(1);
+      expect(after[0]).not.toBe(before);
+    } finally {
+      await readOnly(false);
+      await b.close();
     }
   });
 });
