@@ -133,6 +133,12 @@ export interface PeekOptions {
   readonly order?: 'oldest' | 'newest';
 }
 
+export interface CountBeforeOptions {
+  readonly id: MessageId;
+  readonly state?: MessageState | 'all';
+  readonly order?: 'oldest' | 'newest';
+}
+
 export interface CreateQueueOptions {
   /** pgmq: create_unlogged. */
   readonly unlogged?: boolean;
@@ -273,6 +279,13 @@ export interface Backend {
 
   /** Reads messages without changing anything (never pgmq.read). */
   peek(queue: string, options: PeekOptions): Promise<Message[]>;
+
+  /**
+   * Optional: how many messages of `state` come before message `id` in `order` (the id itself
+   * not counted, whether or not it exists): top's absolute row numbers after a jump. One
+   * count over the id index, changing nothing.
+   */
+  countBefore?(queue: string, options: CountBeforeOptions): Promise<number>;
 
   /** Optional: a health line for `smq top`. */
   health?(): Promise<HealthInfo>;

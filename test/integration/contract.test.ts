@@ -131,6 +131,22 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
     expect(await b.peek(q, { limit: 10, state: 'inflight' })).toEqual([]);
   });
 
+  test("countBefore counts the messages before an id, in either order and by state (top's row numbers)", async () => {
+    const ids = await b.sendBatch(
+      q,
+      Array.from({ length: 6 }, (_, n) => ({ body: `{"n": ${n}}` })),
+    );
+    await b.receive(q, { qty: 2, vtSec: 60 }); // ids[0] and ids[1] in flight
+    expect(await b.countBefore!(q, { id: ids[4]! })).toBe(4);
+    expect(await b.countBefore!(q, { id: ids[4]!, order: 'newest' })).toBe(1);
+    expect(await b.countBefore!(q, { id: ids[4]!, state: 'ready' })).toBe(2);
+    expect(await b.countBefore!(q, { id: ids[4]!, state: 'inflight' })).toBe(2);
+    // An id that is not there counts what comes before it just the same.
+    expect(await b.countBefore!(q, { id: ids[5]! + 1000n })).toBe(6);
+    expect(await b.countBefore!(q, { id: ids[0]!, order: 'newest' })).toBe(5);
+    await expectKind(b.countBefore!(q, { id: -1n }), 'invalid-input');
+  });
+
   test('headers (pgmq) or attributes (SmoothMQ) round-trip', async () => {
     const id = await b.send(q, { body: '{"n": 1}', headers: { trace: 'abc', kind: 'x' } });
     const [m] = await b.peek(q, { limit: 1, id });

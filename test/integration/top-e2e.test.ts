@@ -101,7 +101,7 @@ describe.skipIf(!haveTmux)('smq top on pgmq (real Postgres, real terminal)', () 
     screen = await t.waitFor((s) => !s.includes('filter (regex)') && new RegExp(`› ${queue}\\s+3\\s+0\\s+0\\s+3\\s`).test(s));
     t.keys('Enter');
     screen = await t.waitFor(rowOf(ids[2]!));
-    expect(screen).toContain(`${queue} · oldest first · all states · page 1`);
+    expect(screen).toContain(`${queue} · oldest first · all states · rows 1–`);
     expect(screen).toMatch(/ID STATE\s+READS\s+AGE\s+VISIBLE HEADERS\s+BODY/);
     expect(screen).toMatch(new RegExp(`› +${ids[0]} ready\\s+0\\s`));
 

@@ -153,3 +153,89 @@ describe.skipIf(!tmuxAvailable())('smq top on a SmoothMQ file with no queue, the
     expect(screen).toMatch(/ · 1 queue · /);
   });
 });
+
+describe.skipIf(!tmuxAvailable())('paging by absolute rows, g/G, notices (real terminal, real Postgres)', () => {
+  const url = inject('pgUrl');
+  const queue = uniqueQueue('paging');
+  let backend: Backend;
+  let ids: bigint[] = [];
+
+  beforeAll(async () => {
+    backend = await openBackend({ kind: 'pgmq', url });
+    await backend.createQueue(queue);
+    ids = await backend.sendBatch(
+      queue,
+      Array.from({ length: 600 }, (_, i) => ({ body: JSON.stringify({ i }) })),
+    );
+  });
+  afterAll(async () => {
+    await backend?.dropQueue(queue).catch(() => undefined);
+    await backend?.close();
+  });
+
+  const selected = (screen: string) => /^› +(\d+) /m.exec(screen)?.[1];
+  const title = (screen: string) => screen.split('\n').find((l) => l.startsWith(`${queue} · `)) ?? '';
+
+  test('#id shows absolute rows, PgUp pages back before it, G/g are the last/first rows of the queue, o says what it did', async () => {
+    // 80 x 24: 15 messages a page.
+    const t = await topOn(url, queue, { width: 80, height: 24 });
+    t.keys('Enter');
+    await t.waitFor(`${queue} · oldest first · all states · rows 1–15 of 600`);
+    t.keys('#');
+    await t.waitFor('jump to message id:');
+    t.type(String(ids[299]));
+    t.keys('Enter');
+    let screen = await t.waitFor('rows 300–314 of 600');
+    expect(selected(screen)).toBe(String(ids[299]));
+    expect(screen).toContain(`from message ${ids[299]}`);
+    // Before the jump: two pages back and two rows down, in one burst.
+    t.keys('PageUp', 'PageUp', 'Down', 'Down');
+    screen = await t.waitFor((s) => title(s).includes('rows 270–284 of 600') && selected(s) === String(ids[271]));
+    t.keys('G');
+    screen = await t.waitFor((s) => title(s).includes('rows 586–600 of 600'));
+    expect(selected(screen)).toBe(String(ids[599]));
+    t.keys('g');
+    screen = await t.waitFor((s) => title(s).includes('rows 1–15 of 600'));
+    expect(selected(screen)).toBe(String(ids[0]));
+    t.keys('o');
+    screen = await t.waitFor((s) => title(s).includes('newest first') && selected(s) === String(ids[599]));
+    expect(screen).toContain('newest first, from the start');
+    expect(screen).not.toContain('from message');
+    t.keys('C-c');
+    expect(await t.waitForExit()).toBe(0);
+  });
+
+  test('a notice expires after about 5 s (errors after 10 s)', async () => {
+    const t = await topOn(url, queue, { width: 100, height: 24 });
+    t.keys('Enter');
+    await t.waitFor(`${queue} · oldest first`);
+    t.keys('o');
+    await t.waitFor('newest first, from the start');
+    const shown = Date.now();
+    await t.waitFor((s) => !s.includes('newest first, from the start'), 15_000);
+    const lasted = Date.now() - shown;
+    expect(lasted).toBeGreaterThan(3000);
+    expect(lasted).toBeLessThan(8000);
+  });
+
+  test('#id past the end of the queue says so, in either order', async () => {
+    const t = await topOn(url, queue, { width: 120, height: 24 });
+    t.keys('Enter');
+    await t.waitFor(`${queue} · oldest first`);
+    const past = ids[599]! + 1000n;
+    t.keys('#');
+    await t.waitFor('jump to message id:');
+    t.type(String(past));
+    t.keys('Enter');
+    let screen = await t.waitFor(`no message at or after id ${past}: the queue ends before it (g first, G last)`);
+    expect(screen).not.toMatch(/^no messages$/m);
+    t.keys('o', '#');
+    await t.waitFor('jump to message id:');
+    t.type(String(ids[0]! - 1n));
+    t.keys('Enter');
+    screen = await t.waitFor(`no message at or before id ${ids[0]! - 1n}`);
+    t.keys('G');
+    screen = await t.waitFor((s) => title(s).includes('rows 586–600 of 600'));
+    expect(selected(screen)).toBe(String(ids[0]));
+  });
+});

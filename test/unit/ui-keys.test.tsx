@@ -135,7 +135,7 @@ describe('a chunk of keys in smq top', () => {
     h = await renderTop(b, { timers: vi, size: { columns: 120, rows: 16 } });
     await h.press(KEYS.enter);
     await h.settle();
-    expect(h.frame()).toContain('page 1 (more follow)');
+    expect(h.frame()).toContain('rows 1–7 of 40');
     const gate = gatePeek(b);
     await h.paste(KEYS.pageDown.repeat(3));
     for (let i = 0; i < 3; i++) {
@@ -143,7 +143,7 @@ describe('a chunk of keys in smq top', () => {
       gate.release();
       await h.settle();
     }
-    expect(h.frame()).toContain('page 4 (more follow)');
+    expect(h.frame()).toContain('rows 22–28 of 40');
     expect(selectedId(h.frame())).toBe('22');
   });
 

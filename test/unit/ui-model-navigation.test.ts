@@ -1,7 +1,7 @@
 // top's screen stack and prompts, as a pure reducer: no Ink, no React.
 import { describe, expect, test } from 'vitest';
 import { INITIAL_NAVIGATION, navigate, topScreen, type Navigation, type NavigationEvent } from '../../src/ui/model/navigation.js';
-import { initialPaging, nextPage, pageRequest, toPage } from '../../src/ui/model/paging.js';
+import { initialPaging, nextPage } from '../../src/ui/model/paging.js';
 import type { QueueRef } from '../../src/ui/model/queue-ref.js';
 
 const orders: QueueRef = { key: '\u0000orders', rawName: 'orders', name: 'orders', label: 'orders', tenant: undefined };
@@ -32,13 +32,13 @@ describe('the screen stack', () => {
 
   test('paging and jumping change the queue on top only', () => {
     const q = run({ type: 'openQueue', queue: orders, pageSize: 2 });
-    const paging = nextPage(initialPaging(2), toPage(initialPaging(2), [msg(1n), msg(2n), msg(3n)]));
+    const paging = nextPage(initialPaging(2), { messages: [msg(1n), msg(2n)], hasNext: true, hasPrev: false, firstRow: 0 });
     const paged = navigate(q, { type: 'paged', paging, selected: 1 });
     expect(topScreen(paged)).toMatchObject({ paging, selected: 1 });
     const jumped = navigate(paged, { type: 'jump', id: 40n });
     expect(topScreen(jumped)).toMatchObject({ selected: 0 });
     const top = topScreen(jumped);
-    expect(top.kind === 'queue' ? pageRequest(top.paging).afterId : undefined).toBe(39n);
+    expect(top.kind === 'queue' ? top.paging.anchor : undefined).toEqual({ kind: 'after', id: 39n });
     // On the list (or a message) there is no queue to page.
     expect(navigate(INITIAL_NAVIGATION, { type: 'jump', id: 1n })).toBe(INITIAL_NAVIGATION);
     const m = navigate(q, { type: 'openMessage', id: 1n });

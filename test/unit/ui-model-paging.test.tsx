@@ -1,15 +1,19 @@
 import { describe, expect, test } from 'vitest';
-import type { Message } from '../../src/backends/types.js';
+import type { Message, PeekOptions } from '../../src/backends/types.js';
 import {
   cycleStateFilter,
+  emptyText,
+  firstPage,
   initialPaging,
   jumpTo,
+  lastPage,
+  loadPage,
   nextPage,
-  pageNumber,
-  pageRequest,
   prevPage,
+  rowsText,
   setOrder,
-  toPage,
+  type Page,
+  type PageSource,
 } from '../../src/ui/model/paging.js';
 import { MAX_MESSAGE_ID, parseMessageId } from '../../src/text/ids.js';
 import { clampInterval, healthDue, retryDelay, stepInterval } from '../../src/ui/model/interval.js';
@@ -27,30 +31,75 @@ const msg = (id: bigint): Message => ({
 });
 
 describe('keyset paging', () => {
-  test('asks for one more than a page and walks forward and back by cursors', () => {
-    let p = initialPaging(3);
-    expect(pageRequest(p)).toEqual({ limit: 4, order: 'oldest', state: 'all' });
-    const page1 = toPage(p, [msg(1n), msg(2n), msg(3n), msg(4n)]);
-    expect(page1.messages.map((m) => m.id)).toEqual([1n, 2n, 3n]);
-    expect(page1.hasMore).toBe(true);
+  // A queue of ids 1..100 (ready), read as a store would: peek in either order after an id.
+  const ids = Array.from({ length: 100 }, (_, i) => BigInt(i + 1));
+  const asked: PeekOptions[] = [];
+  const source: PageSource = {
+    peek: async (o) => {
+      asked.push(o);
+      const sorted = o.order === 'newest' ? [...ids].reverse() : ids;
+      const after = o.afterId;
+      const rest = after === undefined ? sorted : sorted.filter((id) => (o.order === 'newest' ? id < after : id > after));
+      return rest.slice(0, o.limit).map(msg);
+    },
+    countBefore: async ({ id, order }) => ids.filter((x) => (order === 'newest' ? x > id : x < id)).length,
+  };
+  const shown = (page: Page) => [page.messages[0]?.id, page.messages.at(-1)?.id, page.firstRow, page.hasPrev, page.hasNext];
 
-    p = nextPage(p, page1);
-    expect(pageRequest(p)).toEqual({ limit: 4, order: 'oldest', state: 'all', afterId: 3n });
-    expect(pageNumber(p)).toBe(2);
+  test('forward and back by anchors, one row more than a page asked, rows numbered from the start', async () => {
+    let p = initialPaging(10);
+    let page = await loadPage(p, source);
+    expect(asked.at(-1)).toEqual({ limit: 11, order: 'oldest', state: 'all' });
+    expect(shown(page)).toEqual([1n, 10n, 0, false, true]);
+    expect(rowsText(page, { n: 100, estimated: false })).toBe('rows 1–10 of 100');
+    p = nextPage(p, page);
+    page = await loadPage(p, source);
+    expect(shown(page)).toEqual([11n, 20n, 10, true, true]);
+    p = prevPage(p, page);
+    expect(p.anchor).toEqual({ kind: 'start' });
+    expect(prevPage(p, await loadPage(p, source))).toBe(p);
+  });
 
-    const page2 = toPage(p, [msg(4n), msg(5n)]);
-    expect(page2.hasMore).toBe(false);
-    expect(nextPage(p, page2)).toBe(p); // the end
+  test('after a jump: the row is counted, PgUp pages back before it, the first rows fill a whole page', async () => {
+    let p = jumpTo(initialPaging(10), 50n);
+    let page = await loadPage(p, source);
+    expect(shown(page)).toEqual([50n, 59n, 49, true, true]);
+    expect(rowsText(page, { n: 1_000_000, estimated: true })).toBe('rows 50–59 of ~1,000,000');
+    p = prevPage(p, page);
+    expect(p.anchor).toEqual({ kind: 'before', id: 50n });
+    page = await loadPage(p, source);
+    expect(shown(page)).toEqual([40n, 49n, 39, true, true]);
+    // Near the start, a page before an id is the first page, full.
+    page = await loadPage({ ...p, anchor: { kind: 'before', id: 5n }, firstRow: undefined }, source);
+    expect(shown(page)).toEqual([1n, 10n, 0, false, true]);
+  });
 
-    p = prevPage(p);
-    expect(pageRequest(p).afterId).toBeUndefined();
-    expect(prevPage(p)).toBe(p);
+  test('g and G: the first and the last rows of the queue, in either order', async () => {
+    let page = await loadPage(lastPage(initialPaging(10)), source);
+    expect(shown(page)).toEqual([91n, 100n, 90, true, false]);
+    page = await loadPage(lastPage(initialPaging(10, 'newest')), source);
+    expect(shown(page)).toEqual([10n, 1n, 90, true, false]);
+    page = await loadPage(firstPage(jumpTo(initialPaging(10), 70n)), source);
+    expect(shown(page)).toEqual([1n, 10n, 0, false, true]);
+  });
+
+  test('a jump past the end says so', async () => {
+    const p = jumpTo(initialPaging(10), 99_999n);
+    const page = await loadPage(p, source);
+    expect(page.messages).toEqual([]);
+    expect(emptyText(p, undefined)).toBe('no message at or after id 99999: the queue ends before it (g first, G last)');
+    expect(emptyText(initialPaging(10), 'ready')).toBe('no ready messages');
+  });
+
+  test('without a count from the store, rows are shown from an id', async () => {
+    const page = await loadPage(jumpTo(initialPaging(10), 50n), { peek: source.peek });
+    expect(rowsText(page, undefined)).toBe('rows from id 50');
   });
 
   test('changing order or state starts over', () => {
-    let p = nextPage(initialPaging(2), toPage(initialPaging(2), [msg(1n), msg(2n), msg(3n)]));
+    let p = jumpTo(initialPaging(2), 7n);
     p = setOrder(p, 'newest');
-    expect(pageRequest(p)).toEqual({ limit: 3, order: 'newest', state: 'all' });
+    expect(p).toMatchObject({ order: 'newest', anchor: { kind: 'start' }, firstRow: 0, jumpedTo: undefined });
     p = cycleStateFilter(p, false);
     expect(p.state).toBe('ready');
     expect(cycleStateFilter(cycleStateFilter(cycleStateFilter(p, false), false), false).state).toBe('all');
@@ -58,11 +107,11 @@ describe('keyset paging', () => {
   });
 
   test('jump to id includes the id in either order', () => {
-    expect(pageRequest(jumpTo(initialPaging(5), 100n)).afterId).toBe(99n);
-    expect(pageRequest(jumpTo(initialPaging(5, 'newest'), 100n)).afterId).toBe(101n);
+    expect(jumpTo(initialPaging(5), 100n).anchor).toEqual({ kind: 'after', id: 99n });
+    expect(jumpTo(initialPaging(5, 'newest'), 100n).anchor).toEqual({ kind: 'after', id: 101n });
     // Snowflakes above 2^53 stay exact.
     const big = 2n ** 60n + 7n;
-    expect(pageRequest(jumpTo(initialPaging(5), big)).afterId).toBe(big - 1n);
+    expect(jumpTo(initialPaging(5), big).anchor).toEqual({ kind: 'after', id: big - 1n });
   });
 
   test('one id parser (commands and jump to id): plain digits, at most a 64-bit id', () => {

@@ -7,6 +7,7 @@ import { SmqError } from '../../errors.js';
 import type {
   Backend,
   Capabilities,
+  CountBeforeOptions,
   ConnectionBudget,
   CreateQueueOptions,
   HealthInfo,
@@ -251,6 +252,10 @@ export class PgmqBackend implements Backend {
 
   peek(queue: string, options: PeekOptions): Promise<Message[]> {
     return messages.peek(this.s, queue, options);
+  }
+
+  countBefore(queue: string, options: CountBeforeOptions): Promise<number> {
+    return messages.countBefore(this.s, queue, options);
   }
 
   health(): Promise<HealthInfo> {

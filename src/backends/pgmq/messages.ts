@@ -1,7 +1,16 @@
 // pgmq messages: send, receive (safe and naive), delete, archive, visibility and peek.
 import { invalidInput } from '../../errors.js';
 import { redactSecrets } from '../secrets.js';
-import type { Message, MessageId, MessageState, PeekOptions, ReceiveOptions, RefusedBody, SendInput } from '../types.js';
+import type {
+  CountBeforeOptions,
+  Message,
+  MessageId,
+  MessageState,
+  PeekOptions,
+  ReceiveOptions,
+  RefusedBody,
+  SendInput,
+} from '../types.js';
 import * as validate from '../validate.js';
 
 /** The states a pgmq message can be in (no failed state: pgmq has no retry limit). */
@@ -131,6 +140,20 @@ export async function setVisibility(s: PgmqSession, queue: string, ids: readonly
   if (ids.length === 0) return [];
   const rows = await s.run<{ msg_id: string }>(sql.setVisibilityQuery(queue, ids, vtSec), queue);
   return rows.map((r) => BigInt(r.msg_id));
+}
+
+export async function countBefore(s: PgmqSession, queue: string, options: CountBeforeOptions): Promise<number> {
+  if (options.state === 'failed') throw invalidInput('pgmq has no failed state', 'use ready, inflight, delayed or all');
+  const { state, order, afterId } = validate.peekOptions(
+    { limit: 1, state: options.state, order: options.order, afterId: options.id },
+    PGMQ_STATES,
+  );
+  const rel = await s.table(queue);
+  const rows = await s.run<{ n: string }>(
+    sql.countBeforeQuery(rel, { id: afterId!, state: state as Exclude<MessageState, 'failed'> | 'all', order }),
+    queue,
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 export async function peek(s: PgmqSession, queue: string, options: PeekOptions): Promise<Message[]> {

@@ -159,6 +159,19 @@ LIMIT $3::int`;
   return { text, values: [options.id ?? null, options.afterId ?? null, options.limit] };
 }
 
+/** How many messages of a state come before `id` in an order (countBefore); `rel` as in peekQuery. */
+export function countBeforeQuery(
+  rel: string,
+  options: { id: bigint; state: Exclude<MessageState, 'failed'> | 'all'; order: 'oldest' | 'newest' },
+): Query {
+  if (!Object.hasOwn(STATE_WHERE, options.state)) {
+    throw invalidInput(`unknown state ${JSON.stringify(options.state)}`, 'use ready, inflight, delayed or all');
+  }
+  const text = `SELECT count(*)::bigint AS n FROM ${rel}
+WHERE msg_id ${options.order === 'newest' ? '>' : '<'} $1::bigint AND ${STATE_WHERE[options.state]}`;
+  return { text, values: [options.id.toString()] };
+}
+
 export function readQuery(queue: string, vtSec: number, qty: number, cols: Columns): Query {
   return {
     name: `smq_read_${variant(cols)}`,

@@ -7,6 +7,7 @@ import { SmqError, invalidInput } from '../../errors.js';
 import type {
   Backend,
   Capabilities,
+  CountBeforeOptions,
   CreateQueueOptions,
   HealthInfo,
   ListQueuesOptions,
@@ -112,6 +113,10 @@ class SqliteBackend implements Backend {
 
   async setVisibility(queue: string, ids: readonly MessageId[], vtSec: number): Promise<MessageId[]> {
     return messages.setVisibility(this.s, queue, ids, vtSec);
+  }
+
+  async countBefore(queue: string, options: CountBeforeOptions): Promise<number> {
+    return messages.countBefore(this.s, queue, options);
   }
 
   async peek(queue: string, options: PeekOptions): Promise<Message[]> {

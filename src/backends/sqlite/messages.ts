@@ -2,7 +2,7 @@
 // better-sqlite3 is synchronous: these are plain functions; the backend makes them async.
 import { invalidInput } from '../../errors.js';
 import { validateQueueName } from '../names.js';
-import type { Message, MessageId, PeekOptions, ReceiveOptions, SendInput } from '../types.js';
+import type { CountBeforeOptions, Message, MessageId, PeekOptions, ReceiveOptions, SendInput } from '../types.js';
 import * as validate from '../validate.js';
 import { DATA_TYPE_SUFFIX, idsJson, inInputOrder, STRING_DATA_TYPE, unixNow, type MessageRow } from './rows.js';
 import type { SqliteSession } from './session.js';
@@ -157,6 +157,17 @@ export function setVisibility(s: SqliteSession, queue: string, ids: readonly Mes
       return inInputOrder(wanted, changed);
     }),
   );
+}
+
+export function countBefore(s: SqliteSession, queue: string, options: CountBeforeOptions): number {
+  const name = validateQueueName('sqlite', queue);
+  const { state, order, afterId } = validate.peekOptions({ limit: 1, state: options.state, order: options.order, afterId: options.id });
+  return s.run(() => {
+    const q = s.requireQueue(name);
+    const sql = order === 'oldest' ? SQL.COUNT_BEFORE_OLDEST : SQL.COUNT_BEFORE_NEWEST;
+    const n = s.stmt<{ n: number | bigint }>(sql).get({ tenant: s.tenant, queue: q.id, now: unixNow(), state, id: afterId! });
+    return Number(n?.n ?? 0);
+  });
 }
 
 export function peek(s: SqliteSession, queue: string, options: PeekOptions): Message[] {

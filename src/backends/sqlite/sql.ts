@@ -185,6 +185,9 @@ export const PEEK_NEWEST = `SELECT ${MESSAGE_COLUMNS} FROM messages
     LIMIT @limit)
   ORDER BY id DESC`;
 
+export const COUNT_BEFORE_OLDEST = `SELECT count(*) AS n FROM messages WHERE ${PEEK_FILTER} AND id < @id`;
+export const COUNT_BEFORE_NEWEST = `SELECT count(*) AS n FROM messages WHERE ${PEEK_FILTER} AND id > @id`;
+
 export const PEEK_ONE = `SELECT ${MESSAGE_COLUMNS} FROM messages
   WHERE id = @id AND ${ROW_IN_QUEUE} AND (@state = 'all' OR (${STATE_EXPR}) = @state)`;
 

@@ -3,10 +3,21 @@
 import { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import type { Backend, Capabilities, Message } from '../../backends/types.js';
+import type { Backend, Capabilities, Message, QueueStats } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
-import { firstPage, nextPage, pageNumber, prevPage, setOrder, setPageSize, cycleStateFilter, type PagingState } from '../model/paging.js';
+import {
+  cycleStateFilter,
+  emptyText,
+  firstPage,
+  lastPage,
+  nextPage,
+  prevPage,
+  rowsText,
+  setOrder,
+  setPageSize,
+  type PagingState,
+} from '../model/paging.js';
 import { formatAge, formatCount } from '../model/format.js';
 import type { QueueRow } from '../model/rows.js';
 import { moveSelection } from '../model/viewport.js';
@@ -34,6 +45,8 @@ export interface QueueScreenProps {
   readonly keys: KeyRouter;
   readonly reloadToken: number;
   readonly now: number;
+  /** A notice in the footer (what `o` changed to). */
+  readonly say: (text: string) => void;
 }
 
 /** Lines above the messages: the queue's counts and the paging state, then column titles. */
@@ -71,27 +84,31 @@ export function QueueScreen(p: QueueScreenProps) {
       switch (cmd.type) {
         case 'move': {
           const target = (selected < 0 ? 0 : selected) + cmd.delta;
-          if (target < 0 && fresh && pageNumber(p.paging) > 1) p.onChange(prevPage(p.paging), p.paging.pageSize - 1);
-          else if (target >= messages.length && fresh && current?.hasMore) p.onChange(nextPage(p.paging, current), 0);
+          if (target < 0 && fresh && current?.hasPrev) p.onChange(prevPage(p.paging, current), p.paging.pageSize - 1);
+          else if (target >= messages.length && fresh && current?.hasNext) p.onChange(nextPage(p.paging, current), 0);
           else p.onChange(p.paging, moveSelection(selected, cmd.delta, messages.length));
           return;
         }
         case 'page':
           if (cmd.delta > 0) {
-            if (fresh && current?.hasMore) p.onChange(nextPage(p.paging, current), 0);
+            if (fresh && current?.hasNext) p.onChange(nextPage(p.paging, current), 0);
             else p.onChange(p.paging, Math.max(0, messages.length - 1));
-          } else if (fresh && pageNumber(p.paging) > 1) p.onChange(prevPage(p.paging), 0);
+          } else if (fresh && current?.hasPrev) p.onChange(prevPage(p.paging, current), 0);
           else p.onChange(p.paging, 0);
           return;
         case 'home':
+          // The first and the last row of the queue, not of the page.
           p.onChange(firstPage(p.paging), 0);
           return;
         case 'end':
-          p.onChange(p.paging, Math.max(0, messages.length - 1));
+          p.onChange(lastPage(p.paging), p.paging.pageSize - 1);
           return;
-        case 'order':
-          p.onChange(setOrder(p.paging, p.paging.order === 'oldest' ? 'newest' : 'oldest'), 0);
+        case 'order': {
+          const order = p.paging.order === 'oldest' ? 'newest' : 'oldest';
+          p.onChange(setOrder(p.paging, order), 0);
+          p.say(`${order} first, from the start`);
           return;
+        }
         case 'stateFilter':
           p.onChange(cycleStateFilter(p.paging, p.capabilities.failedState), 0);
           return;
@@ -119,9 +136,10 @@ export function QueueScreen(p: QueueScreenProps) {
         s.estimated,
       )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}`
     : 'queue not in the last refresh';
-  const where = `${p.paging.order} first · ${p.paging.state === 'all' ? 'all states' : `only ${STATE_WORDS[p.paging.state]}`} · page ${pageNumber(p.paging)}${
-    current?.hasMore ? ' (more follow)' : ''
-  }${loading && !fresh ? ' · loading…' : ''}`;
+  const stateWord = p.paging.state === 'all' ? undefined : STATE_WORDS[p.paging.state];
+  const where = `${p.paging.order} first · ${stateWord ? `only ${stateWord}` : 'all states'} · ${rowsText(current, totalOf(s, p.paging))}${
+    loading && !fresh ? ' · loading…' : ''
+  }`;
 
   // Cut here, as the terminal counts cells: a name in Devanagari or with emoji must not wrap.
   const titleParts = cutParts([p.queue.label, ` · ${where}`, ` · ${counts}`], p.width);
@@ -137,9 +155,7 @@ export function QueueScreen(p: QueueScreenProps) {
       </Text>
       {error ? <Text color="red" wrap="truncate-end">{`cannot read messages: ${error} (retrying)`}</Text> : null}
       {!current && !error ? <Text dimColor>loading…</Text> : null}
-      {current && messages.length === 0 ? (
-        <Text dimColor>{p.paging.state === 'all' ? 'no messages' : `no ${STATE_WORDS[p.paging.state]} messages`}</Text>
-      ) : null}
+      {current && messages.length === 0 ? <Text dimColor>{emptyText(p.paging, stateWord)}</Text> : null}
       {messages.slice(0, Math.max(0, pageSize - (error ? 1 : 0))).map((m, i) => (
         <Text key={m.id.toString()} inverse={i === selected} wrap="truncate-end">
           {(i === selected ? GUTTER_SELECTED : GUTTER_BLANK) + messageLine(m, cols, p.now)}
@@ -147,4 +163,11 @@ export function QueueScreen(p: QueueScreenProps) {
       ))}
     </Box>
   );
+}
+
+/** The list's count of the messages the view shows (all of them, or one state's). */
+function totalOf(s: QueueStats | undefined, paging: PagingState): { n: number; estimated: boolean } | undefined {
+  if (!s) return undefined;
+  const n = { all: s.total, ready: s.ready, inflight: s.inFlight, delayed: s.delayed, failed: s.failed }[paging.state];
+  return n === undefined ? undefined : { n, estimated: s.estimated };
 }

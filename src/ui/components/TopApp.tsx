@@ -21,7 +21,8 @@ import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
 import { useTenantBackends } from '../hooks/useTenantBackends.js';
 import { useTerminalSize, type TerminalSize } from '../hooks/useTerminalSize.js';
-import { Footer, FOOTER_LINES, type Status } from './Footer.js';
+import { Footer, FOOTER_LINES } from './Footer.js';
+import { useNotice } from '../hooks/useNotice.js';
 import { keyHints } from '../model/hints.js';
 import { sortKeysOf } from '../model/columns.js';
 import { Header, HEADER_LINES } from './Header.js';
@@ -66,9 +67,8 @@ export function TopApp(props: TopAppProps) {
   const [intervalMs, setIntervalMs] = useState(() => clampInterval(props.intervalMs));
   const [paused, setPaused] = useState(false);
   const [nav, dispatch] = useReducer(navigate, INITIAL_NAVIGATION);
-  const [status, setStatus] = useState<Status | undefined>(undefined);
+  const [status, say] = useNotice();
   const [opening, setOpening] = useState(false);
-  const say = useCallback((text: string, tone: Status['tone'] = 'info') => setStatus({ text, tone }), []);
 
   const monitor = useQueueMonitor(backend, { intervalMs, paused, exactThreshold: props.exactThreshold });
   const { state } = monitor;
@@ -210,6 +210,7 @@ export function TopApp(props: TopAppProps) {
         onChange={(paging, selected) => dispatch({ type: 'paged', paging, selected })}
         onCommand={onScreenCommand}
         reloadToken={actions.reloadToken}
+        say={say}
       />
     );
   } else if (top.kind === 'message' && screenBackend) {

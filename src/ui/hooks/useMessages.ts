@@ -1,8 +1,8 @@
 // One page of a queue's messages through peek (never a read that changes them), fetched
 // again when the page changes and every refresh interval while the view is open.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { Backend, Message, MessageId } from '../../backends/types.js';
-import { pageRequest, toPage, type Page, type PagingState } from '../model/paging.js';
+import { loadPage, type Page, type PageSource, type PagingState } from '../model/paging.js';
 import { errorText } from '../model/monitor.js';
 import { PAGE_POLICY } from '../model/poller.js';
 import { usePolling } from './usePolling.js';
@@ -71,8 +71,22 @@ function useLiveLoad<T>(
 
 /** A new `reloadToken` loads again (after an action changed the queue). */
 export function useMessages(backend: Backend, queue: string, paging: PagingState, live: LiveOptions, reloadToken = 0): MessagesView {
+  // A row number counted once for a page stays with it through its refreshes (the end of
+  // the queue moves, so that one is counted again).
+  const counted = useRef(new WeakMap<PagingState, number>());
   const { value, valueDeps, loading, error, reload, current } = useLiveLoad(
-    async () => toPage(paging, await backend.peek(queue, pageRequest(paging))),
+    async () => {
+      const source: PageSource = {
+        peek: (o) => backend.peek(queue, o),
+        countBefore: backend.countBefore ? (o) => backend.countBefore!(queue, o) : undefined,
+      };
+      const known = counted.current.get(paging);
+      const page = await loadPage(known === undefined ? paging : { ...paging, firstRow: known }, source);
+      if (paging.firstRow === undefined && paging.anchor.kind !== 'end' && page.firstRow !== undefined) {
+        counted.current.set(paging, page.firstRow);
+      }
+      return page;
+    },
     [backend, queue, paging, reloadToken],
     live,
   );
