@@ -104,6 +104,21 @@ describe('a multi-host target', () => {
     expect(JSON.parse(second.stdout).host).toBe(`127.0.0.1:${pair.primary.port}`);
   });
 
+  test('init goes to the primary too; a backend on the standby says so in its health line', async () => {
+    const init = await runCli(['init', '--json', '--url', urlOf([pair.standby.port, pair.primary.port], 'primary')]);
+    expect(init.code, init.stderr).toBe(0);
+    expect(JSON.parse(init.stdout)).toMatchObject({ mode: 'compat-existing' });
+    const b = await openBackend({ kind: 'pgmq', url: urlOf([pair.primary.port, pair.standby.port], 'standby') });
+    try {
+      expect((await b.info()).host).toBe(`127.0.0.1:${pair.standby.port}`);
+      expect((await b.health!()).summary).toMatch(
+        new RegExp(`^on 127\\.0\\.0\\.1:${pair.standby.port} · .* · this server is a standby \\(in recovery\\)$`),
+      );
+    } finally {
+      await b.close();
+    }
+  });
+
   test('top --once names the server it read', async () => {
     const url = urlOf([down, pair.standby.port, pair.primary.port], 'read-write');
     const r = await runCli(['top', '--once', '--json', '--url', url]);
