@@ -2,9 +2,7 @@
 // the test watches, and a queue's rows of one run read straight from a server's tables.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN, REPO, cleanEnv } from './run-cli.js';
-import { freePort, type PgServer } from './pg-server.js';
 import { queryOnce } from './replica.js';
-import { TcpProxy } from './tcp-proxy.js';
 
 export interface TesterChild {
   readonly child: ChildProcess;
@@ -68,35 +66,4 @@ export async function runRows(url: string, queue: string, runId: string): Promis
     archived: new Map(archived.map((r) => [r.k, r.at])),
     twice: all.length - new Set(all).size,
   };
-}
-
-/**
- * Where the tester connects until smq takes multi-host URLs: a TcpProxy on a port of its own
- * that the test points at one server, then another (the primary, then the promoted standby),
- * as a virtual IP or a DNS name moved by a failover manager. Moving it cuts every connection.
- */
-export class FrontDoor {
-  private proxy: TcpProxy | undefined;
-
-  private constructor(readonly port: number) {}
-
-  static async open(targetPort: number): Promise<FrontDoor> {
-    const door = new FrontDoor(await freePort());
-    await door.pointTo(targetPort);
-    return door;
-  }
-
-  async pointTo(targetPort: number): Promise<void> {
-    await this.proxy?.down();
-    this.proxy = new TcpProxy(this.port, { host: '127.0.0.1', port: targetPort });
-    await this.proxy.up();
-  }
-
-  url(server: PgServer): string {
-    return server.url.replace(`:${server.port}/`, `:${this.port}/`);
-  }
-
-  close(): Promise<void> {
-    return this.proxy?.down() ?? Promise.resolve();
-  }
 }

@@ -4,34 +4,27 @@
 // uncertain, and the verdict is clean (exit 0), on the new primary.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { TesterReport } from '../../src/tester/index.js';
-import { FrontDoor, runRows, sleep, startTester } from '../helpers/failover-run.js';
+import { runRows, sleep, startTester } from '../helpers/failover-run.js';
 import { startReplicaPair, type ReplicaPair } from '../helpers/replica.js';
 import { ensureBuilt } from '../helpers/run-cli.js';
 
 let pair: ReplicaPair | undefined;
-let door: FrontDoor | undefined;
 
 beforeAll(async () => {
   ensureBuilt();
   pair = await startReplicaPair({ sync: true });
 }, 120_000);
 
-afterAll(async () => {
-  await door?.close();
-  await pair?.stop();
-});
+afterAll(() => pair?.stop());
 
 test('zero lost, zero resurrected; sends waiting for the standby when the primary died are uncertain; clean', async () => {
   const { primary, standby } = pair!;
-  // Until smq takes multi-host URLs (the connection side of issue 15), one address that the
-  // test moves from the primary to the promoted standby, as a failover manager moves a VIP.
-  door = await FrontDoor.open(primary.port);
   const stamp = Date.now().toString(36);
   const queue = `ff_sync_${stamp}`;
   const runId = `ffsync${stamp}`;
   const tester = startTester(
     [
-      ...['--url', door.url(primary), '--queue', queue, '--keep', '--run-id', runId],
+      ...['--url', pair!.multiHostUrl('read-write'), '--queue', queue, '--keep', '--run-id', runId],
       ...['--senders', '2', '--receivers', '2', '--rate', '300', '--duration', '7s', '--vt', '2', '--ack', 'archive'],
       ...['--drain-timeout', '3s', '--json'],
     ],
@@ -42,7 +35,6 @@ test('zero lost, zero resurrected; sends waiting for the standby when the primar
   await sleep(1500); // every commit now waits for the standby
   await pair!.killPrimary();
   await pair!.promoteStandby();
-  await door.pointTo(standby.port);
   const r = await tester.done;
   expect(r.stderr).not.toMatch(/^smq: /m);
   const report = JSON.parse(r.stdout) as TesterReport;
