@@ -34,6 +34,23 @@ export interface Capabilities {
    * others untouched (pgmq 1.5+: read's `conditional`; SmoothMQ: always). pgmq 1.4: false.
    */
   readonly receiveByRunId: boolean;
+  /** When a message was last handed out (pgmq 1.10+: last_read_at; SmoothMQ: delivered_at). */
+  readonly lastReadAt: boolean;
+  /**
+   * FIFO groups keyed on the `x-pgmq-group` header (pgmq 1.9+: read_grouped, read_grouped_rr,
+   * create_fifo_index). SmoothMQ: none.
+   */
+  readonly groups: boolean;
+  /** pgmq 1.12+: read_grouped_head, the head message of each available group. */
+  readonly groupedHead: boolean;
+  /** pgmq 1.11+: topic routing (bind_topic, send_topic, send_batch_topic, test_routing). */
+  readonly topics: boolean;
+  /** pgmq 1.7+: insert notifications (enable_notify_insert: NOTIFY on `pgmq.q_<name>.INSERT`). */
+  readonly notifyInsert: boolean;
+  /** pgmq 1.13: set_vt to a point in time (timestamptz), not only seconds from now. */
+  readonly setVtAt: boolean;
+  /** pop(queue, qty): several messages in one call (pgmq 1.13; 1.4 and 1.5 pop one). */
+  readonly popQty: boolean;
 }
 
 export interface QueueStats {
@@ -326,7 +343,9 @@ export type PgmqInstall =
   /** pgmq installed from its plain SQL file (no extension row): left alone. */
   | { readonly mode: 'sql-existing'; readonly version: string }
   | { readonly mode: 'compat-existing'; readonly version: string }
-  | { readonly mode: 'compat-installed'; readonly version: string };
+  | { readonly mode: 'compat-installed'; readonly version: string }
+  /** An older compat schema, upgraded in place: every queue and message kept. */
+  | { readonly mode: 'compat-upgraded'; readonly version: string; readonly from: string };
 
 /** How `smq init` connects to PostgreSQL (backends/index.ts installPgmq). */
 export interface InstallOptions {

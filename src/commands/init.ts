@@ -11,6 +11,7 @@ const DONE: Record<string, ((v: string) => string) | undefined> = {
   'extension-created': (v) => `created the pgmq extension ${v}`,
   'compat-existing': (v) => `smq's pgmq-compatible schema ${v} is already installed; nothing to do`,
   'compat-installed': (v) => `installed smq's pgmq-compatible schema ${v} (the pgmq extension is not available on this server)`,
+  'compat-upgraded': (v) => `upgraded smq's pgmq-compatible schema to ${v}; every queue and message kept`,
 };
 
 export const initCommand: CommandModule<GlobalArgs, GlobalArgs> = {

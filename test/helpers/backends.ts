@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { openBackend, type OpenOptions } from '../../src/backends/index.js';
 import type { Backend, BackendKind } from '../../src/backends/types.js';
+import { clonePgmq } from './real-pgmq.js';
 
 export interface BackendFixture {
   readonly kind: BackendKind;
@@ -50,9 +51,31 @@ export const fixtures: Record<BackendKind, () => BackendFixture> = {
 
 export const BACKEND_KINDS: BackendKind[] = ['pgmq', 'sqlite'];
 
+/** One clone per real install and test file, made when a test first asks for it. */
+const clones = new Map<string, Promise<string>>();
+function realPgmqFixture(label: string, template: string): () => BackendFixture {
+  return () => {
+    const url = () => {
+      let u = clones.get(label);
+      if (!u) {
+        u = clonePgmq(template, `contract_${label.replace(/[^a-z0-9]+/gi, '_')}_${randomBytes(3).toString('hex')}`.toLowerCase());
+        clones.set(label, u);
+      }
+      return u;
+    };
+    return {
+      kind: 'pgmq',
+      location: template,
+      open: async (options) => openBackend({ kind: 'pgmq', url: await url() }, options),
+      cleanup: () => {},
+    };
+  };
+}
+
 /**
- * The contract suite's stores: both backends, and pgmq once more with a dedicated
- * connection (the lean protocol path the tester's workers use, pgmq/wire.ts).
+ * The contract suite's stores: both backends, pgmq once more with a dedicated connection (the
+ * lean protocol path the tester's workers use, pgmq/wire.ts), and every real pgmq install of
+ * the release matrix (when SMQ_TEST_PGMQ_DIR is set).
  */
 export const CONTRACT_FIXTURES: Record<string, () => BackendFixture> = {
   pgmq: fixtures.pgmq,
@@ -61,4 +84,5 @@ export const CONTRACT_FIXTURES: Record<string, () => BackendFixture> = {
     return { ...fx, open: (options) => fx.open({ dedicated: true, ...options }) };
   },
   sqlite: fixtures.sqlite,
+  ...Object.fromEntries(inject('pgmqInstalls').map((i) => [i.label, realPgmqFixture(i.label, i.template)])),
 };

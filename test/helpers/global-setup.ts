@@ -3,7 +3,7 @@
 import type { TestProject } from 'vitest/node';
 import { startPgServer, type PgServer } from './pg-server.js';
 import { installSchema } from './schema.js';
-import { clonePgmq, installRealPgmq } from './real-pgmq.js';
+import { defaultTemplates, installRealPgmq, type PgmqInstall } from './real-pgmq.js';
 
 let server: PgServer | undefined;
 
@@ -18,12 +18,10 @@ export default async function setup(project: TestProject) {
   project.provide('pgDataDir', server?.dataDir ?? '');
   // Real pgmq releases (../shared/pgmq, set by .ci/run) on the suite's own server only.
   const pgmqDir = process.env['SMQ_TEST_PGMQ_DIR'];
-  const releases = pgmqDir && server ? await installRealPgmq(server.adminUrl, pgmqDir) : {};
+  const installs = pgmqDir && server ? await installRealPgmq(server.adminUrl, pgmqDir) : [];
+  const releases = defaultTemplates(installs);
   project.provide('pgmqReleases', releases);
-  // The conformance suite writes: it gets a clone of the newest release, the templates stay clean.
-  const newest = releases['1.13.0'];
-  const pgmqUrl = process.env['SMQ_TEST_PGMQ_URL'] ?? (newest ? await clonePgmq(newest, 'pgmq_conformance') : '');
-  project.provide('pgmqUrl', pgmqUrl);
+  project.provide('pgmqInstalls', installs);
   return () => {
     server?.stop();
   };
@@ -33,8 +31,9 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgUrl: string;
     pgDataDir: string;
-    pgmqUrl: string;
     /** Real pgmq release -> URL of its template database (empty without SMQ_TEST_PGMQ_DIR). */
     pgmqReleases: Record<string, string>;
+    /** Every real install made (1.4.4 extension, 1.5.1 and 1.13.0 as plain SQL and as the extension). */
+    pgmqInstalls: PgmqInstall[];
   }
 }

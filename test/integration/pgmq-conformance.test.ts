@@ -1,20 +1,36 @@
 // pgmq conformance: calls pgmq's SQL functions directly and checks results, result column
 // names and types, and semantics. The same assertions run against smq's compat schema
-// (always) and against a real pgmq extension when SMQ_TEST_PGMQ_URL is set. The few checks
+// (always), against every real pgmq install of the release matrix when SMQ_TEST_PGMQ_DIR is
+// set (1.4.4 as the extension, 1.5.1 and 1.13.0 as plain SQL and as the extension; each on a
+// clone of its template), and against SMQ_TEST_PGMQ_URL when that is set. A check of a
+// feature an older release lacks runs from the release that has it (`since`); the few checks
 // that only hold for smq's schema (its error texts, its stricter checks) say so.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import pg from 'pg';
+import { compareVersions } from '../../src/backends/pgmq/install.js';
+import { clonePgmq } from '../helpers/real-pgmq.js';
 
 interface Target {
   readonly name: string;
-  readonly url: string;
-  /** smq's compat schema (true) or the real pgmq extension (false). */
+  readonly url: () => Promise<string>;
+  /** smq's compat schema (true) or a real pgmq (false). */
   readonly compat: boolean;
+  /** The real release; null for the compat schema (at pgmq 1.13's API) and an unknown pgmq. */
+  readonly release: string | null;
 }
 
-const targets: Target[] = [{ name: 'smq compat schema', url: inject('pgUrl'), compat: true }];
-const pgmqUrl = inject('pgmqUrl');
-if (pgmqUrl) targets.push({ name: 'pgmq extension', url: pgmqUrl, compat: false });
+const targets: Target[] = [
+  { name: 'smq compat schema', url: async () => inject('pgUrl'), compat: true, release: null },
+  ...inject('pgmqInstalls').map((i) => ({
+    name: i.label,
+    url: () => clonePgmq(i.template, `conformance_${i.release.replaceAll('.', '_')}_${i.form}_${randomBytes(3).toString('hex')}`),
+    compat: false,
+    release: i.release,
+  })),
+];
+const pgmqUrl = process.env['SMQ_TEST_PGMQ_URL'];
+if (pgmqUrl) targets.push({ name: 'pgmq at SMQ_TEST_PGMQ_URL', url: async () => pgmqUrl, compat: false, release: null });
 
 // Type OIDs as reported in node-postgres' field metadata.
 const OID = {
@@ -120,7 +136,10 @@ function barrier(n: number): () => Promise<void> {
 
 describe.each(targets)('pgmq conformance: $name', (target) => {
   let pool: pg.Pool;
+  let url: string;
   const created: string[] = [];
+  /** The target has what pgmq `version` brought. */
+  const since = (version: string) => target.release === null || compareVersions(target.release, version) >= 0;
 
   const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) => pool.query<R>(sql, params);
 
@@ -156,8 +175,9 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
     Number((await query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'pgmq'")).rows[0]!.n);
   const metaCount = async () => Number((await query<{ n: string }>('SELECT count(*) AS n FROM pgmq.meta')).rows[0]!.n);
 
-  beforeAll(() => {
-    pool = new pg.Pool({ connectionString: target.url, max: 8 });
+  beforeAll(async () => {
+    url = await target.url();
+    pool = new pg.Pool({ connectionString: url, max: 8 });
     pool.on('error', () => {}); // an idle client's error must not kill the test process
   });
 
@@ -235,7 +255,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
     // pgmq itself does not serialize this; smq's schema makes concurrent creates safe.
     test.runIf(target.compat)('concurrent create() calls of one queue all succeed and make one queue', async () => {
       const name = uniqueName();
-      const clients = Array.from({ length: 6 }, () => new pg.Client({ connectionString: target.url }));
+      const clients = Array.from({ length: 6 }, () => new pg.Client({ connectionString: url }));
       await Promise.all(clients.map((c) => c.connect()));
       try {
         const start = barrier(clients.length);
@@ -508,7 +528,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
 
     test('read_with_poll returns as soon as a message arrives', async () => {
       const name = await newQueue();
-      const poller = new pg.Client({ connectionString: target.url });
+      const poller = new pg.Client({ connectionString: url });
       await poller.connect();
       try {
         const pid = (await poller.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
@@ -778,7 +798,7 @@ describe.each(targets)('pgmq conformance: $name', (target) => {
     const MESSAGES = 300;
 
     async function connectReaders(): Promise<pg.Client[]> {
-      const clients = Array.from({ length: READERS }, () => new pg.Client({ connectionString: target.url }));
+      const clients = Array.from({ length: READERS }, () => new pg.Client({ connectionString: url }));
       await Promise.all(clients.map((c) => c.connect()));
       return clients;
     }

@@ -1,11 +1,15 @@
 // initPgmq / smq's pgmq-compatible schema: installs on a fresh database, is idempotent
 // (data survives a second run), is all-or-nothing, and never replaces a real pgmq.
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, inject, test } from 'vitest';
 import pg from 'pg';
 import { compatSql, compatVersion, initPgmq } from '../../src/backends/pgmq/install.js';
+import { ensureBuilt, runCli } from '../helpers/run-cli.js';
 
 const baseUrl = inject('pgUrl');
-const EMULATED_VERSION = '1.10.0';
+const EMULATED_VERSION = '1.13.0';
+/** The compat schema as smq's previous release installed it (emulating pgmq 1.10), frozen. */
+const OLD_SCHEMA = new URL('../fixtures/pgmq-compat-1.10.0.sql', import.meta.url);
 
 /** The same server as baseUrl, another database. */
 function urlFor(database: string): string {
@@ -161,4 +165,60 @@ describe('initPgmq', () => {
     const results = await Promise.all([0, 1].map(() => withClient(url, (c) => initPgmq(c))));
     expect(results.map((r) => r.mode).sort()).toEqual(['compat-existing', 'compat-installed']);
   });
+
+  // smq before the pgmq 1.13 work installed the 1.10-level schema; init brings it up to date
+  // where it stands, and nothing in it is lost.
+  test('upgrades an older compat schema in place: queues, messages, archive and ids kept', async () => {
+    const url = await freshDatabase();
+    await withClient(url, async (c) => {
+      await c.query('BEGIN');
+      await c.query(readFileSync(OLD_SCHEMA, 'utf8'));
+      await c.query('COMMIT');
+      expect(await compatVersion(c)).toBe('1.10.0');
+      const queue = 'Old_Orders';
+      await c.query('SELECT pgmq.create($1)', [queue]);
+      await c.query('SELECT pgmq.create_unlogged($1)', ['old_fast']);
+      await c.query('SELECT * FROM pgmq.send_batch($1, $2::jsonb[], $3::jsonb[])', [
+        queue,
+        ['{"n":1}', '{"n":2}', '{"n":3}'],
+        ['{"x-pgmq-group":"g"}', '{"x-pgmq-group":"g"}', '{"x-pgmq-group":"h"}'],
+      ]);
+      await c.query('SELECT * FROM pgmq.read($1, 300, 1)', [queue]); // n1 in flight
+      await c.query('SELECT pgmq.archive($1, 3::bigint)', [queue]);
+      const snapshot = async () => ({
+        live: (await c.query('SELECT * FROM pgmq.q_old_orders ORDER BY msg_id')).rows,
+        archived: (await c.query('SELECT * FROM pgmq.a_old_orders ORDER BY msg_id')).rows,
+        meta: (await c.query('SELECT * FROM pgmq.meta ORDER BY queue_name')).rows,
+      });
+      const before = await snapshot();
+
+      expect(await initPgmq(c)).toEqual({ mode: 'compat-upgraded', version: EMULATED_VERSION, from: '1.10.0' });
+      expect(await snapshot()).toEqual(before);
+      // 1.13's API on the old queue: g is blocked (n1 in flight), h was archived.
+      expect((await c.query('SELECT msg_id FROM pgmq.read_grouped($1, 30, 10)', [queue])).rows).toEqual([]);
+      const next = await c.query<{ send: string }>('SELECT * FROM pgmq.send($1, $2::jsonb)', [queue, '{}']);
+      expect(BigInt(next.rows[0]!.send)).toBe(4n);
+      await c.query('SELECT pgmq.bind_topic($1, $2)', ['orders.#', queue]);
+      expect((await c.query('SELECT pgmq.send_topic($1, $2::jsonb) AS n', ['orders.new', '{}'])).rows).toEqual([{ n: 1 }]);
+      await c.query('SELECT * FROM pgmq.set_vt($1, 1::bigint, now())', [queue]);
+      expect(await initPgmq(c)).toEqual({ mode: 'compat-existing', version: EMULATED_VERSION });
+    });
+  });
+
+  test('`smq init` says it upgraded the schema', async () => {
+    ensureBuilt();
+    const url = await freshDatabase();
+    await withClient(url, async (c) => {
+      await c.query('BEGIN');
+      await c.query(readFileSync(OLD_SCHEMA, 'utf8'));
+      await c.query('COMMIT');
+      await c.query("SELECT pgmq.create('kept')");
+    });
+    const r = await runCli(['init', '--url', url, '--output', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^upgraded smq's pgmq-compatible schema to 1\.13\.0; every queue and message kept\n$/);
+    const again = await runCli(['init', '--url', url]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ backend: 'pgmq', mode: 'compat-existing', version: '1.13.0' });
+    await withClient(url, async (c) => expect((await c.query('SELECT queue_name FROM pgmq.meta')).rows).toEqual([{ queue_name: 'kept' }]));
+  }, 60_000);
 });

@@ -24,6 +24,7 @@ import type {
   ServerInfo,
   StoreActivity,
 } from '../types.js';
+import { pgmqCapabilities, type FeatureProbe } from './capabilities.js';
 import { resolveClientConfig } from './client-config.js';
 import { pgConnection } from './connection.js';
 import { Connector, showHost } from './connector.js';
@@ -123,15 +124,9 @@ export async function pgmqBackendOn(
   const pool = connections as unknown as Pool;
   const location = ctx.location;
   try {
-    const probe = await pool.query<{
-      version: string;
-      isolation: string;
-      ext: string | null;
-      compat: boolean;
-      meta: boolean;
-      cols: string[] | null;
-      conditional: boolean;
-    }>(sql.PROBE);
+    const probe = await pool.query<
+      FeatureProbe & { version: string; isolation: string; ext: string | null; compat: boolean; meta: boolean }
+    >(sql.PROBE);
     const row = probe.rows[0]!;
     let schema: string;
     if (row.ext) schema = `pgmq ${row.ext}`;
@@ -162,8 +157,7 @@ export async function pgmqBackendOn(
       isolation: row.isolation,
       ...on,
     };
-    // pgmq 1.5+ (and the compat schema): read(queue, vt, qty, conditional jsonb); 1.4 has no filter.
-    return new PgmqBackend(pool, ctx, columns, info, sockets, row.conditional, connector);
+    return new PgmqBackend(pool, ctx, columns, info, sockets, pgmqCapabilities(row), connector);
   } catch (e) {
     await closeWithin(() => pool.end(), sockets, CLOSE_GRACE_MS);
     throw mapPgError(e, ctx);
@@ -181,21 +175,11 @@ export class PgmqBackend implements Backend {
     readonly columns: sql.Columns,
     private readonly serverInfo: ServerInfo,
     sockets = new SocketTracker(),
-    conditionalRead = false,
+    capabilities: Capabilities,
     connector?: Connector,
   ) {
     this.s = new PgmqSession(pool, ctx, columns, sockets, connector);
-    this.capabilities = {
-      archive: true,
-      headers: columns.headers,
-      attributes: false,
-      tenants: false,
-      maxRetries: false,
-      failedState: false,
-      unlogged: true,
-      jsonBodies: true,
-      receiveByRunId: conditionalRead,
-    };
+    this.capabilities = capabilities;
   }
 
   async info(): Promise<ServerInfo> {

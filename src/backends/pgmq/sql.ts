@@ -302,6 +302,14 @@ export const PROBE = `
              to_regclass('pgmq.smq_compat') IS NOT NULL AS compat,
              to_regclass('pgmq.meta') IS NOT NULL AS meta,
              to_regprocedure('pgmq.read(text,integer,integer,jsonb)') IS NOT NULL AS conditional,
+             to_regprocedure('pgmq.read_grouped(text,integer,integer)') IS NOT NULL
+               AND to_regprocedure('pgmq.read_grouped_rr(text,integer,integer)') IS NOT NULL AS groups,
+             to_regprocedure('pgmq.read_grouped_head(text,integer,integer)') IS NOT NULL AS grouped_head,
+             to_regprocedure('pgmq.bind_topic(text,text)') IS NOT NULL
+               AND to_regprocedure('pgmq.send_topic(text,jsonb)') IS NOT NULL AS topics,
+             to_regprocedure('pgmq.enable_notify_insert(text,integer)') IS NOT NULL AS notify_insert,
+             to_regprocedure('pgmq.set_vt(text,bigint,timestamptz)') IS NOT NULL AS set_vt_at,
+             to_regprocedure('pgmq.pop(text,integer)') IS NOT NULL AS pop_qty,
              (SELECT array_agg(attname::text) FROM pg_attribute
                WHERE attrelid = to_regclass('pgmq.message_record') AND attnum > 0 AND NOT attisdropped) AS cols`;
 

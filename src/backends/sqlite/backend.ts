@@ -38,6 +38,14 @@ export const SQLITE_CAPABILITIES: Capabilities = Object.freeze({
   unlogged: false,
   jsonBodies: false,
   receiveByRunId: true,
+  lastReadAt: true,
+  // SmoothMQ has no FIFO groups, topics or notifications.
+  groups: false,
+  groupedHead: false,
+  topics: false,
+  notifyInsert: false,
+  setVtAt: false,
+  popQty: false,
 });
 
 export const DEFAULT_TENANT = 1;

@@ -29,6 +29,13 @@ export const PGMQ_CAPABILITIES: Capabilities = {
   unlogged: true,
   jsonBodies: true,
   receiveByRunId: false,
+  lastReadAt: true,
+  groups: true,
+  groupedHead: true,
+  topics: true,
+  notifyInsert: true,
+  setVtAt: true,
+  popQty: true,
 };
 
 export const SQLITE_CAPABILITIES: Capabilities = {
@@ -41,6 +48,13 @@ export const SQLITE_CAPABILITIES: Capabilities = {
   unlogged: false,
   jsonBodies: false,
   receiveByRunId: false,
+  lastReadAt: true,
+  groups: false,
+  groupedHead: false,
+  topics: false,
+  notifyInsert: false,
+  setVtAt: false,
+  popQty: false,
 };
 
 export interface FakeMessage {
