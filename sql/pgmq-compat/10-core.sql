@@ -23,7 +23,8 @@
 -- - A missing queue raises SQLSTATE 42P01 (undefined_table, what a real pgmq raises too)
 --   with the message: queue "<name>" does not exist. drop_queue returns false instead, as
 --   pgmq's does.
--- - Invalid queue names raise SQLSTATE 22023 (invalid_parameter_value).
+-- - Invalid queue names, like other bad arguments, raise SQLSTATE P0001 (raise_exception),
+--   as pgmq does.
 
 -- Never replace a real pgmq. pgmq.smq_compat marks this schema as ours; it is created before
 -- anything else, so a run that failed halfway (outside a transaction) can be run again.
@@ -85,8 +86,18 @@ BEGIN
       oldest_msg_age_sec integer,
       total_messages bigint,
       scrape_time timestamptz,
-      queue_visible_length bigint
+      queue_visible_length bigint,
+      default_partition_length bigint
     );
+  END IF;
+  -- pgmq 1.13 added default_partition_length (null here: no partitioned queues); a schema an
+  -- older smq installed gets it on upgrade.
+  IF NOT EXISTS (
+    SELECT 1 FROM pg_catalog.pg_attribute
+    WHERE attrelid = (SELECT typrelid FROM pg_catalog.pg_type WHERE oid = 'pgmq.metrics_result'::regtype)
+      AND attname = 'default_partition_length' AND NOT attisdropped
+  ) THEN
+    ALTER TYPE pgmq.metrics_result ADD ATTRIBUTE default_partition_length bigint;
   END IF;
 END
 $types$;
@@ -105,17 +116,15 @@ LANGUAGE plpgsql IMMUTABLE
 AS $$
 BEGIN
   IF queue_name IS NULL OR queue_name = '' THEN
-    RAISE EXCEPTION 'invalid queue name: it is empty'
-      USING ERRCODE = 'invalid_parameter_value';
+    RAISE EXCEPTION 'invalid queue name: it is empty';
   END IF;
   IF greatest(octet_length(queue_name), octet_length(lower(queue_name))) > 47 THEN
     RAISE EXCEPTION 'invalid queue name "%": it is longer than 47 bytes', queue_name
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'pgmq allows at most 47 characters';
+      USING HINT = 'pgmq allows at most 47 characters';
   END IF;
   IF strpos(queue_name, '$') > 0 OR strpos(queue_name, ';') > 0
      OR strpos(queue_name, '--') > 0 OR strpos(queue_name, '''') > 0 THEN
-    RAISE EXCEPTION 'invalid queue name "%": it contains $, ;, -- or ''', queue_name
-      USING ERRCODE = 'invalid_parameter_value';
+    RAISE EXCEPTION 'invalid queue name "%": it contains $, ;, -- or ''', queue_name;
   END IF;
 END
 $$;
@@ -148,6 +157,24 @@ BEGIN
       USING ERRCODE = 'undefined_table', HINT = 'create it with pgmq.create()';
   END IF;
   RETURN format('pgmq.%I', kind || '_' || lower(queue_name));
+END
+$$;
+
+-- The queue's name as pgmq.meta spells it (any letter case finds it). A missing queue raises
+-- P0001 here, as pgmq's functions that look in pgmq.meta rather than at the table do.
+CREATE OR REPLACE FUNCTION pgmq._smq_meta_name(queue_name text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+  given text;
+BEGIN
+  PERFORM pgmq._smq_check_queue_name(queue_name);
+  SELECT m.queue_name INTO given FROM pgmq.meta m WHERE lower(m.queue_name) = lower(_smq_meta_name.queue_name);
+  IF given IS NULL THEN
+    RAISE EXCEPTION 'queue "%" does not exist', queue_name USING HINT = 'create it with pgmq.create()';
+  END IF;
+  RETURN given;
 END
 $$;
 
@@ -236,8 +263,7 @@ DECLARE
 BEGIN
   IF headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs) THEN
     RAISE EXCEPTION 'headers array length (%) must match msgs array length (%)',
-      cardinality(headers), cardinality(msgs)
-      USING ERRCODE = 'invalid_parameter_value';
+      cardinality(headers), cardinality(msgs);
   END IF;
   -- Rows are inserted in array order, so their identity ids ascend in that order; the ids
   -- are returned sorted, which is therefore the order of msgs.
@@ -312,10 +338,13 @@ RETURNS void
 LANGUAGE sql VOLATILE
 AS $$ SELECT pgmq._smq_create_queue(queue_name, true) $$;
 
+-- smq before 1.13.0 had the form without premake: drop it, or both would match 1-3 arguments.
+DROP FUNCTION IF EXISTS pgmq.create_partitioned(text, text, text);
 CREATE OR REPLACE FUNCTION pgmq.create_partitioned(
   queue_name text,
   partition_interval text DEFAULT '10000',
-  retention_interval text DEFAULT '100000'
+  retention_interval text DEFAULT '100000',
+  premake integer DEFAULT 4
 )
 RETURNS void
 LANGUAGE plpgsql VOLATILE
@@ -620,7 +649,8 @@ BEGIN
             extract(epoch FROM now() - min(enqueued_at))::integer,
             0::bigint,
             now(),
-            count(*) FILTER (WHERE vt <= clock_timestamp())
+            count(*) FILTER (WHERE vt <= clock_timestamp()),
+            NULL::bigint
      FROM %s',
     tbl)
   INTO result

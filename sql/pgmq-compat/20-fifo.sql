@@ -1,8 +1,10 @@
 -- smq's pgmq-compatible schema, part 2: FIFO groups (pgmq 1.9 to 1.12's API).
 --
 -- A message's group is its `x-pgmq-group` header (as text). Messages without the header are
--- one more group of their own: the group-less lane. A group is available while none of its
--- messages is in flight; only then may a grouped read hand out its messages, oldest first.
+-- one more group of their own: the group-less lane. A group is available while its oldest
+-- message is visible (not in flight, not delayed): grouped reads hand a group's messages out
+-- oldest first, so while one is in flight, the oldest is. Of an available group only the
+-- visible messages are handed out (a delayed one later in the group is passed over).
 -- - read_grouped:      fills the batch from the oldest available group first (the group whose
 --                      oldest message is oldest), then the next group, and so on;
 -- - read_grouped_rr:   round robin: the oldest message of each available group, then the
@@ -25,6 +27,7 @@ AS $$
 $$;
 
 -- mode: 'fill' (read_grouped), 'rr' (read_grouped_rr) or 'head' (read_grouped_head).
+-- Rows come back by msg_id; read_grouped_rr's in round-robin order.
 CREATE OR REPLACE FUNCTION pgmq._smq_read_grouped(queue_name text, vt integer, qty integer, mode text)
 RETURNS SETOF pgmq.message_record
 LANGUAGE plpgsql VOLATILE
@@ -35,19 +38,28 @@ DECLARE
   lock_key integer[];
   groups text[] := '{}';
   lane boolean := false; -- the group-less lane is locked
-  taken integer := 0; -- groups locked ('rr', 'head') or messages they hold ('fill')
+  taken integer := 0; -- groups locked ('rr', 'head') or the visible messages they hold ('fill')
 BEGIN
+  -- As pgmq: a negative qty fails read_grouped and read_grouped_head; _rr returns nothing.
+  IF qty < 0 AND mode <> 'rr' THEN
+    RAISE EXCEPTION 'LIMIT must not be negative' USING ERRCODE = 'invalid_row_count_in_limit_clause';
+  END IF;
   IF qty IS NULL OR qty <= 0 THEN
     RETURN;
   END IF;
-  -- 1. The available groups, oldest first; lock as many as the batch can use.
+  -- 1. The available groups (their oldest message is visible), oldest first; lock as many as
+  -- the batch can use.
   FOR cand IN EXECUTE format(
-    'SELECT headers->>''x-pgmq-group'' AS grp, min(msg_id) AS head, count(*) AS n
-     FROM %s
-     GROUP BY 1
-     HAVING bool_and(vt <= clock_timestamp())
+    'SELECT grp, msg_id AS head, n FROM (
+       SELECT headers->>''x-pgmq-group'' AS grp, msg_id, vt,
+              row_number() OVER (PARTITION BY headers->>''x-pgmq-group'' ORDER BY msg_id) AS pos,
+              count(*) FILTER (WHERE vt <= $1) OVER (PARTITION BY headers->>''x-pgmq-group'') AS n
+       FROM %s
+     ) g
+     WHERE pos = 1 AND vt <= $1
      ORDER BY head',
     tbl)
+  USING clock_timestamp()
   LOOP
     EXIT WHEN taken >= qty;
     lock_key := pgmq._smq_group_lock_key(queue_name, cand.grp);
@@ -64,17 +76,18 @@ BEGIN
   END IF;
 
   -- 2. A new statement sees every claim committed before the locks were granted: look at the
-  -- locked groups again, choose the batch, claim it.
+  -- locked groups again, choose the batch among their visible messages, claim it.
   RETURN QUERY EXECUTE format(
     'WITH mine AS (
        SELECT msg_id, headers->>''x-pgmq-group'' AS grp, vt
        FROM %1$s
        WHERE headers->>''x-pgmq-group'' = ANY($1) OR ($2 AND headers->>''x-pgmq-group'' IS NULL)
-     ), free AS (
-       SELECT grp, min(msg_id) AS head FROM mine GROUP BY grp HAVING bool_and(vt <= clock_timestamp())
+     ), heads AS (
+       SELECT DISTINCT ON (grp) grp, msg_id AS head, vt FROM mine ORDER BY grp, msg_id
      ), ranked AS (
-       SELECT m.msg_id, f.head, row_number() OVER (PARTITION BY m.grp ORDER BY m.msg_id) AS pos
-       FROM mine m JOIN free f ON f.grp IS NOT DISTINCT FROM m.grp
+       SELECT m.msg_id, h.head, row_number() OVER (PARTITION BY m.grp ORDER BY m.msg_id) AS pos
+       FROM mine m JOIN heads h ON h.grp IS NOT DISTINCT FROM m.grp
+       WHERE h.vt <= $6 AND m.vt <= $6
      ), chosen AS MATERIALIZED (
        SELECT msg_id, row_number() OVER (ORDER BY
                 CASE WHEN $5 = ''rr'' THEN pos ELSE 0 END, head, pos) AS ord
@@ -93,9 +106,10 @@ BEGIN
        WHERE q.msg_id IN (SELECT msg_id FROM claimed)
        RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers
      )
-     SELECT u.* FROM updated u JOIN chosen c USING (msg_id) ORDER BY c.ord',
+     SELECT u.* FROM updated u JOIN chosen c USING (msg_id)
+     ORDER BY CASE WHEN $5 = ''rr'' THEN c.ord ELSE u.msg_id END',
     tbl)
-  USING groups, lane, qty, vt, mode;
+  USING groups, lane, qty, vt, mode, clock_timestamp();
 END
 $$;
 

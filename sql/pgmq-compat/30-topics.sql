@@ -11,7 +11,7 @@ CREATE TABLE IF NOT EXISTS pgmq.topic_bindings (
   pattern text NOT NULL,
   queue_name text NOT NULL REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
   bound_at timestamptz NOT NULL DEFAULT now(),
-  compiled_regex text NOT NULL,
+  compiled_regex text,
   UNIQUE (pattern, queue_name)
 );
 CREATE INDEX IF NOT EXISTS topic_bindings_smq_pattern_idx ON pgmq.topic_bindings (pattern) INCLUDE (queue_name);
@@ -80,9 +80,8 @@ DECLARE
   given text;
 BEGIN
   PERFORM pgmq.validate_topic_pattern(pattern);
-  PERFORM pgmq._smq_queue_table(queue_name);
   -- The binding names the queue as pgmq.meta spells it (any letter case finds the queue).
-  SELECT m.queue_name INTO given FROM pgmq.meta m WHERE lower(m.queue_name) = lower(bind_topic.queue_name);
+  given := pgmq._smq_meta_name(queue_name);
   INSERT INTO pgmq.topic_bindings (pattern, queue_name, compiled_regex)
   VALUES (bind_topic.pattern, given, pgmq._smq_topic_regex(bind_topic.pattern))
   ON CONFLICT DO NOTHING;
@@ -169,8 +168,7 @@ DECLARE
 BEGIN
   IF headers IS NOT NULL AND cardinality(headers) <> cardinality(msgs) THEN
     RAISE EXCEPTION 'headers array length (%) must match msgs array length (%)',
-      cardinality(headers), cardinality(msgs)
-      USING ERRCODE = 'invalid_parameter_value';
+      cardinality(headers), cardinality(msgs);
   END IF;
   FOR q IN SELECT pgmq._smq_routed_queues(routing_key) LOOP
     RETURN QUERY SELECT q, s.id FROM pgmq._smq_send_batch(q, msgs, headers, vt) AS s(id);

@@ -34,7 +34,7 @@ BEGIN
          OR t.last_notified_at <= clock_timestamp() - make_interval(secs => t.throttle_interval_ms / 1000.0))
   RETURNING true INTO due;
   IF due THEN
-    PERFORM pg_notify(format('pgmq.%s.%s', TG_TABLE_NAME, TG_OP), NULL);
+    PERFORM pg_notify(format('pgmq.%s.%s', TG_TABLE_NAME, TG_OP), '');
   END IF;
   RETURN NULL;
 END
@@ -45,12 +45,11 @@ RETURNS void
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
+  given text := pgmq._smq_meta_name(queue_name);
   tbl text := pgmq._smq_queue_table(queue_name);
-  given text := (SELECT m.queue_name FROM pgmq.meta m WHERE lower(m.queue_name) = lower(enable_notify_insert.queue_name));
 BEGIN
-  IF throttle_interval_ms IS NULL OR throttle_interval_ms < 0 THEN
-    RAISE EXCEPTION 'throttle_interval_ms must be 0 or more, not %', throttle_interval_ms
-      USING ERRCODE = 'invalid_parameter_value';
+  IF throttle_interval_ms < 0 THEN
+    RAISE EXCEPTION 'throttle_interval_ms must be 0 or more, not %', throttle_interval_ms;
   END IF;
   INSERT INTO pgmq.notify_insert_throttle (queue_name, throttle_interval_ms)
   VALUES (given, throttle_interval_ms)
@@ -65,12 +64,16 @@ BEGIN
 END
 $$;
 
+-- Nothing to do (no error) for a queue that does not exist or has notifications off.
 CREATE OR REPLACE FUNCTION pgmq.disable_notify_insert(queue_name text)
 RETURNS void
 LANGUAGE plpgsql VOLATILE
 AS $$
 BEGIN
-  EXECUTE format('DROP TRIGGER IF EXISTS trigger_notify_queue_insert_listeners ON %s', pgmq._smq_queue_table(queue_name));
+  PERFORM pgmq._smq_check_queue_name(queue_name);
+  IF pgmq._smq_table_exists('q_' || lower(queue_name)) THEN
+    EXECUTE format('DROP TRIGGER IF EXISTS trigger_notify_queue_insert_listeners ON pgmq.%I', 'q_' || lower(queue_name));
+  END IF;
   DELETE FROM pgmq.notify_insert_throttle t WHERE lower(t.queue_name) = lower(disable_notify_insert.queue_name);
 END
 $$;
@@ -80,23 +83,24 @@ RETURNS void
 LANGUAGE plpgsql VOLATILE
 AS $$
 BEGIN
-  PERFORM pgmq._smq_queue_table(queue_name);
-  IF throttle_interval_ms IS NULL OR throttle_interval_ms < 0 THEN
-    RAISE EXCEPTION 'throttle_interval_ms must be 0 or more, not %', throttle_interval_ms
-      USING ERRCODE = 'invalid_parameter_value';
+  PERFORM pgmq._smq_meta_name(queue_name);
+  IF throttle_interval_ms < 0 THEN
+    RAISE EXCEPTION 'throttle_interval_ms must be 0 or more, not %', throttle_interval_ms;
   END IF;
-  UPDATE pgmq.notify_insert_throttle t SET throttle_interval_ms = update_notify_insert.throttle_interval_ms
+  -- A new interval starts afresh: the next insert notifies.
+  UPDATE pgmq.notify_insert_throttle t
+  SET throttle_interval_ms = update_notify_insert.throttle_interval_ms, last_notified_at = to_timestamp(0)
   WHERE lower(t.queue_name) = lower(update_notify_insert.queue_name);
   IF NOT FOUND THEN
     RAISE EXCEPTION 'insert notifications are not enabled for queue "%"', queue_name
-      USING ERRCODE = 'no_data_found', HINT = 'enable them with pgmq.enable_notify_insert()';
+      USING HINT = 'enable them with pgmq.enable_notify_insert()';
   END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION pgmq.list_notify_insert_throttles()
-RETURNS TABLE (queue_name varchar, throttle_interval_ms integer, last_notified_at timestamptz)
+RETURNS TABLE (queue_name text, throttle_interval_ms integer, last_notified_at timestamptz)
 LANGUAGE sql STABLE
 AS $$
-  SELECT t.queue_name, t.throttle_interval_ms, t.last_notified_at FROM pgmq.notify_insert_throttle t ORDER BY t.queue_name
+  SELECT t.queue_name::text, t.throttle_interval_ms, t.last_notified_at FROM pgmq.notify_insert_throttle t ORDER BY t.queue_name
 $$;
