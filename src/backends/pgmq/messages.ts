@@ -44,10 +44,19 @@ function toMessage(row: MessageRow, state?: MessageState): Message {
   };
 }
 
+/** pgmq before 1.5 has no headers column: refuse headers rather than drop them unseen. */
+function checkHeaders(s: PgmqSession, messages: readonly SendInput[]): void {
+  if (s.columns.headers) return;
+  if (messages.some((m) => m.headers !== undefined && Object.keys(m.headers).length > 0)) {
+    throw invalidInput('this pgmq keeps no message headers (they came with pgmq 1.5)', 'send without --header, or upgrade pgmq');
+  }
+}
+
 export async function send(s: PgmqSession, queue: string, message: SendInput): Promise<MessageId> {
   // The body is not parsed here: the server's jsonb input checks it on every call anyway,
   // and its refusal (22P02/22P05) maps to the same invalid-input error, with nothing stored.
   s.name(queue);
+  checkHeaders(s, [message]);
   const [delay] = validate.sendInputs([message]);
   const rows = await s.run<{ id: string }>(sql.sendQuery(queue, message.body, message.headers, delay!, s.columns), queue);
   return BigInt(rows[0]!.id);
@@ -55,6 +64,7 @@ export async function send(s: PgmqSession, queue: string, message: SendInput): P
 
 export async function sendBatch(s: PgmqSession, queue: string, messages: readonly SendInput[]): Promise<MessageId[]> {
   s.name(queue);
+  checkHeaders(s, messages);
   validate.sendInputs(messages);
   const statements = sendStatements(queue, messages, s.columns);
   if (statements.length === 0) return [];
