@@ -222,6 +222,13 @@ describe('creating and opening files', () => {
       unlogged: false,
       jsonBodies: false,
       receiveByRunId: true,
+      lastReadAt: true,
+      groups: false,
+      groupedHead: false,
+      topics: false,
+      notifyInsert: false,
+      setVtAt: false,
+      popQty: false,
     });
     await backend.close();
     await backend.close(); // twice is fine

@@ -16,6 +16,13 @@ const PGMQ: Capabilities = {
   unlogged: true,
   jsonBodies: true,
   receiveByRunId: true,
+  lastReadAt: true,
+  groups: true,
+  groupedHead: true,
+  topics: true,
+  notifyInsert: true,
+  setVtAt: true,
+  popQty: true,
 };
 
 describe('fitHints', () => {
