@@ -229,6 +229,8 @@ export interface StoreActivity {
   /** The server's WAL position in bytes (pg_current_wal_lsn); only differences mean anything. */
   readonly walBytes: number;
   readonly tables: readonly TableActivity[];
+  /** Server settings that change what a write costs and keeps: synchronous_commit, fsync, wal_level … */
+  readonly settings: Readonly<Record<string, string>>;
 }
 
 export interface TableActivity {

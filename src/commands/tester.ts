@@ -1,9 +1,9 @@
 // smq tester: a load test with a delivery-correctness verdict. The handler converts the
 // command line into a TesterConfig and calls runTester(); the engine lives in src/tester,
 // the live view in src/ui/tester.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { redactSecrets, secretsFor, type Target } from '../backends/target.js';
 import { ExitCode, SmqError, usageError } from '../errors.js';
@@ -12,6 +12,7 @@ import {
   ACK_MODES,
   DEQUEUE_STRATEGIES,
   formatReport,
+  htmlReport,
   ISOLATIONS,
   parseFaultSpec,
   TesterRun,
@@ -49,6 +50,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly runId?: string | undefined;
   readonly outageTimeout: string;
   readonly hdrLog?: string | undefined;
+  readonly html?: string | undefined;
   readonly maxP99?: string | undefined;
   readonly isolation?: string | undefined;
   readonly dequeue: string;
@@ -168,6 +170,18 @@ const EXIT_CODES_HELP = [
   '  130  interrupted: Ctrl-C (143 SIGTERM, 129 SIGHUP)',
 ].join('\n');
 
+/** A file the run will write at its end: refused before the run when its folder cannot take it. */
+function checkWritable(flag: string, path: string): void {
+  const dir = dirname(resolve(path));
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw usageError(`--${flag} ${escapeControl(path)}: cannot write in ${escapeControl(dir)}`, 'give a path in a folder you can write to');
+  }
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw usageError(`--${flag} ${escapeControl(path)} is a folder`, 'give a file name');
+}
+
 export async function runTester(argv: TesterArgs): Promise<number> {
   const io = ioOf(argv);
   // The text report unless JSON is asked for: ndjson is the same document on one line.
@@ -186,6 +200,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
   });
   try {
     const config = testerConfigFrom(argv, target, embedded);
+    if (argv.html !== undefined) checkWritable('html', argv.html);
     if (embedded) {
       io.stderr.write(
         `smq tester: no --url or --sqlite given: running on an embedded SQLite file in ${escapeControl(tempDir ?? '?')}` +
@@ -243,6 +258,10 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     if (format === 'ndjson') io.stdout.write(toJsonLine(report));
     else if (json) io.stdout.write(toJsonDocument(report));
     else io.stdout.write(escapeControlKeepNewlines(formatReport(report)));
+    if (argv.html !== undefined) {
+      writeFileSync(argv.html, htmlReport(report));
+      io.stderr.write(`smq tester: the HTML report is in ${escapeControl(argv.html)}\n`);
+    }
     if (config.keep && tempDir) io.stderr.write(`smq tester: kept ${escapeControl(target.kind === 'sqlite' ? target.path : '')}\n`);
     if (report.failure !== null) {
       const where = json ? 'the JSON report on stdout' : 'the report above';
@@ -317,6 +336,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         default: '30s',
         requiresArg: true,
         describe: 'give up (partial report, exit 1) when every call of a worker has failed for this long',
+      })
+      .option('html', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'also write the report as one self-contained HTML file with charts (opens without a network)',
       })
       .option('hdr-log', { type: 'string', requiresArg: true, describe: 'write an HdrHistogram log of end-to-end latency to FILE' })
       .option('max-p99', {

@@ -80,4 +80,19 @@ export function summarize(h: Histogram): LatencySummary {
   };
 }
 
+/**
+ * HdrHistogram's percentile distribution: [percentile, ms] at 0, 50, 75, 87.5 … (each step
+ * halves what is left) up to 99.999, then the max: the points of a percentile-spectrum plot.
+ */
+export function spectrum(h: Histogram): [number, number][] {
+  if (h.totalCount === 0) return [];
+  const out: [number, number][] = [];
+  for (let left = 100; 100 - left < 99.999; left /= 2) {
+    const p = 100 - left;
+    out.push([Math.round(p * 10000) / 10000, msOf(h.getValueAtPercentile(p))]);
+  }
+  out.push([99.999, msOf(h.getValueAtPercentile(99.999))], [100, msOf(h.maxValue)]);
+  return out;
+}
+
 export { HistogramLogWriter } from 'hdr-histogram-js';

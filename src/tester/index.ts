@@ -3,6 +3,7 @@ export { TesterRun, type ProgressSnapshot, type TesterEnvironment, type TesterEv
 export { validateConfig, ISOLATIONS, DEQUEUE_STRATEGIES, ACK_MODES, type TesterConfig, type Isolation } from './config.js';
 export { type TesterReport, type LatencyReport } from './report.js';
 export { formatReport, refText } from './report-text.js';
+export { htmlReport } from './html/html-report.js';
 export { DeliveryChecker, hasViolations, type CheckerCounts, type MessageRef } from './checker.js';
 export type { Faults } from './protocol.js';
 export type { SeriesPoint } from './series.js';

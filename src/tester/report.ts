@@ -9,6 +9,7 @@ import {
   addEncoded,
   HISTOGRAM_NAMES,
   newMergedHistogram,
+  spectrum,
   summarize,
   type Histogram,
   type HistogramName,
@@ -69,6 +70,8 @@ export interface TesterReport {
   readonly latency: LatencyReport;
   /** 'intended': --rate given, latencies count from the intended send time (coordinated-omission corrected). */
   readonly latencyFrom: 'send-start' | 'intended';
+  /** Each latency's percentile distribution, [percentile, ms] up to 99.999 and the max (histograms.ts spectrum). */
+  readonly spectrum: Readonly<Record<string, readonly (readonly [number, number])[]>>;
   /** Each second; a second in which a --fault fired names it (faults). */
   /** Per second: the counts, the end-to-end percentiles (ms) when messages arrived, the faults started. */
   readonly series: readonly (SeriesPoint & {
@@ -186,6 +189,7 @@ export function buildReport(x: ReportInput): TesterReport {
   for (const { r } of results) for (const n of HISTOGRAM_NAMES) addEncoded(merged[n], r.histograms[n]);
   const lat = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, summarize(merged[n])])) as Record<HistogramName, LatencySummary>;
   const rated = c.ratePerSec > 0;
+  const shown: HistogramName[] = rated ? [...HISTOGRAM_NAMES] : ['endToEnd', 'send', 'receive', 'ack'];
 
   const summary = x.summary;
   const sum = (role: WorkerRole, f: (t: WorkerTotals) => number) =>
@@ -294,6 +298,7 @@ export function buildReport(x: ReportInput): TesterReport {
       ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService, scheduleLag: lat.scheduleLag } : {}),
     },
     latencyFrom: rated ? 'intended' : 'send-start',
+    spectrum: Object.fromEntries(shown.filter((n) => lat[n].count > 0).map((n) => [n, spectrum(merged[n])])),
     series: x.series.map((p) => {
       const endToEnd = x.secondLatency?.get(p.second);
       const faults = faultsAt.get(p.second);

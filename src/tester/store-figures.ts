@@ -32,6 +32,8 @@ export interface DatabaseFigures {
   /** walBytes per message sent; null when none was. */
   readonly walBytesPerMessage: number | null;
   readonly tables: readonly TableChange[];
+  /** synchronous_commit, fsync, full_page_writes, wal_level, synchronous_standby_names, autovacuum at the start. */
+  readonly settings: Readonly<Record<string, string>>;
 }
 
 /** The counters now, or undefined when the store has none or they cannot be read (the report goes on without). */
@@ -88,7 +90,7 @@ export function databaseFigures(before: StoreActivity | undefined, after: StoreA
       indexBytesAfter: a.indexBytes,
     };
   });
-  return { walBytes, walBytesPerMessage: sent > 0 ? walBytes / sent : null, tables };
+  return { walBytes, walBytesPerMessage: sent > 0 ? walBytes / sent : null, tables, settings: before.settings };
 }
 
 const bytes = (n: number) => {
@@ -110,7 +112,8 @@ export function databaseLines(f: DatabaseFigures): string[] {
     f.walBytesPerMessage === null
       ? `${bytes(f.walBytes)} of WAL`
       : `${bytes(f.walBytesPerMessage)} of WAL per message (${bytes(f.walBytes)} in all, the whole server's)`;
-  const lines = [wal];
+  const settings = Object.entries(f.settings).map(([k, v]) => `${k}=${v === '' ? "''" : v}`);
+  const lines = [wal, ...(settings.length > 0 ? [`settings: ${settings.join(', ')}`] : [])];
   for (const t of f.tables) {
     const vacuums = t.autovacuums === 0 ? 'no autovacuum' : `${t.autovacuums} autovacuum${t.autovacuums === 1 ? '' : 's'}`;
     lines.push(

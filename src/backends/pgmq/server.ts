@@ -74,6 +74,7 @@ export async function storeActivity(s: PgmqSession, queue: string): Promise<Stor
   const name = queue.toLowerCase();
   const rows = await s.run<{
     wal: number;
+    settings: Record<string, string> | null;
     table: string | null;
     inserted: string | null;
     updated: string | null;
@@ -86,6 +87,7 @@ export async function storeActivity(s: PgmqSession, queue: string): Promise<Stor
   }>(sql.STORE_ACTIVITY([`q_${name}`, `a_${name}`]));
   return {
     walBytes: Number(rows[0]?.wal ?? 0),
+    settings: rows[0]?.settings ?? {},
     tables: rows
       .filter((r) => r.table !== null)
       .map((r) => ({

@@ -330,6 +330,8 @@ export const HEALTH: Query = {
 /** A queue's tables' counters and sizes, and the WAL position ($1: the table names). */
 export const STORE_ACTIVITY = (tables: readonly string[]): Query => ({
   text: `SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END, '0/0')::float8 AS wal,
+        (SELECT json_object_agg(name, setting ORDER BY name) FROM pg_settings
+          WHERE name IN ('synchronous_commit', 'fsync', 'full_page_writes', 'wal_level', 'synchronous_standby_names', 'autovacuum')) AS settings,
         c.relname::text AS table, s.n_tup_ins AS inserted, s.n_tup_upd AS updated, s.n_tup_del AS deleted,
         s.n_dead_tup AS dead, s.autovacuum_count AS autovacuums, s.autoanalyze_count AS autoanalyzes,
         pg_relation_size(c.oid) AS table_bytes, pg_indexes_size(c.oid) AS index_bytes

@@ -1,0 +1,79 @@
+// `smq tester --html FILE`: a real run's report opened in headless Chromium (Debian's
+// chromium package; skipped with the reason where it is missing). The page's own script
+// writes what it drew into #smq-status; a screenshot is kept in .tmp/artifacts/.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { REPO, ensureBuilt, runCli } from '../helpers/run-cli.js';
+
+const chromium = ['chromium', 'chromium-browser'].find((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0);
+const dir = mkdtempSync(join(tmpdir(), 'smq-html-'));
+const html = join(dir, 'report.html');
+let report: { series: unknown[]; spectrum: Record<string, unknown> };
+
+beforeAll(async () => {
+  ensureBuilt();
+  const r = await runCli(
+    ['tester', '--senders', '2', '--receivers', '2', '--duration', '4s', '--warmup', '1s', '--rate', '300', '--json', '--html', html],
+    { timeoutMs: 60_000 },
+  );
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain(`the HTML report is in ${html}`);
+  report = JSON.parse(r.stdout);
+}, 90_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const browse = (...args: string[]) =>
+  execFileSync(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--virtual-time-budget=5000', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+
+describe('smq tester --html', () => {
+  test('one self-contained file: no script, style or image fetched from anywhere', () => {
+    const page = readFileSync(html, 'utf8');
+    expect(page).not.toMatch(/<script[^>]+src=|<link[^>]+href=|<img[^>]+src=|@import/i);
+    expect(page).toContain('<script type="application/json" id="smq-report">');
+    expect(page).toMatch(/uPlot/);
+  });
+
+  test.skipIf(!chromium)('Chromium draws every chart with the run’s data, without a script error (needs Debian chromium)', () => {
+    const dom = browse('--dump-dom', `file://${html}`);
+    const m = /<pre id="smq-status"[^>]*>([^<]*)<\/pre>/.exec(dom);
+    expect(m, 'the page wrote its status').not.toBeNull();
+    const status = JSON.parse(m![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as {
+      charts: { id: string; points: number; series: number; xLabel: string; yLabel: string; canvas: boolean }[];
+      errors: string[];
+    };
+    expect(status.errors).toEqual([]);
+    const byId = Object.fromEntries(status.charts.map((c) => [c.id, c]));
+    expect(Object.keys(byId).sort()).toEqual(['c-backlog', 'c-latency', 'c-spectrum', 'c-throughput']);
+    for (const id of ['c-throughput', 'c-latency', 'c-backlog']) {
+      expect(byId[id]!.points).toBe(report.series.length); // one point per second of the run
+      expect(byId[id]!.xLabel).toBe('seconds since the start');
+    }
+    expect(byId['c-throughput']).toMatchObject({ series: 3, yLabel: 'messages/s', canvas: true });
+    expect(byId['c-latency']).toMatchObject({ series: 3, yLabel: 'ms', canvas: true });
+    expect(byId['c-spectrum']).toMatchObject({ series: Object.keys(report.spectrum).length, xLabel: 'percentile', canvas: true });
+    expect(byId['c-spectrum']!.points).toBeGreaterThan(10);
+  });
+
+  test.skipIf(!chromium)('a screenshot of the page is kept as a test artifact (needs Debian chromium)', () => {
+    const artifacts = join(REPO, '.tmp', 'artifacts');
+    mkdirSync(artifacts, { recursive: true });
+    const png = join(artifacts, 'tester-report.png');
+    writeFileSync(png, '');
+    browse('--window-size=1200,2400', `--screenshot=${png}`, `file://${html}`);
+    expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  test('a path that cannot be written is refused before the run: one line, exit 2', async () => {
+    const r = await runCli(['tester', '--messages', '10', '--html', '/nonexistent-dir/r.html']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^smq: --html \/nonexistent-dir\/r\.html: cannot write in \/nonexistent-dir: give a path/m);
+    expect(r.stdout).toBe('');
+  });
+});
