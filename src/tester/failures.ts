@@ -11,9 +11,13 @@ import type { ErrorKind } from './protocol.js';
 const MAX_CONSECUTIVE_ERRORS = 40;
 
 export const errorText = (e: unknown) => (isSmqError(e) ? e.line() : e instanceof Error ? e.message : String(e));
-/** A call that timed out (deadline.ts) found no server either: counted with lost connections. */
+/**
+ * A call that timed out (deadline.ts) found no server either, and a write refused as read-only
+ * found a standby where a primary was (its connection is dropped and the next one chosen
+ * again, as after a failover): both are counted with lost connections.
+ */
 export const errorKind = (e: unknown): ErrorKind =>
-  isSmqError(e) && (e.kind === 'connection' || e.kind === 'timeout') ? 'connection' : 'other';
+  isSmqError(e) && (e.kind === 'connection' || e.kind === 'timeout' || e.kind === 'read-only') ? 'connection' : 'other';
 
 /** Failed calls of one loop since its last successful one. */
 export interface FailureRun {

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { SmqError } from '../../src/errors.js';
 import { NoAnswer } from '../../src/tester/calls.js';
-import { recordFailure, succeeded, type FailureRun } from '../../src/tester/failures.js';
+import { errorKind, recordFailure, succeeded, type FailureRun } from '../../src/tester/failures.js';
 
 const fresh = (): FailureRun => ({ consecutiveErrors: 0, failingSinceUs: undefined });
 const at = (nowUs: number, extra: { callStartUs?: number; stopping?: boolean } = {}) => ({
@@ -46,5 +46,17 @@ describe('recordFailure', () => {
     expect(run.failingSinceUs).toBeUndefined();
     for (let i = 1; i < 40; i++) recordFailure(run, e, 'other', at(i));
     expect(recordFailure(run, e, 'other', at(41))).toMatch(/^40 calls failed in a row/);
+  });
+});
+
+describe('errorKind', () => {
+  test('a write refused as read-only (the server is, or became, a standby) is counted with lost connections', () => {
+    // The connection is dropped and the next one chosen again (multi-host targets): as for a
+    // server that went away, the loop rides it out for --outage-timeout and asks again which
+    // server it is on, instead of giving up after 40 "other" failures.
+    expect(errorKind(new SmqError('read-only', 'cannot execute INSERT in a read-only transaction'))).toBe('connection');
+    expect(errorKind(new SmqError('connection', 'lost the connection'))).toBe('connection');
+    expect(errorKind(new SmqError('timeout', 'no answer'))).toBe('connection');
+    expect(errorKind(new SmqError('database', 'permission denied for table q_x'))).toBe('other');
   });
 });
