@@ -4,7 +4,8 @@ import { fitHints, keyHints } from '../../src/ui/model/hints.js';
 import { counted } from '../../src/ui/model/format.js';
 import { helpFor } from '../../src/ui/model/keys.js';
 import { availableColumns, sortKeysOf } from '../../src/ui/model/columns.js';
-import type { Capabilities } from '../../src/backends/types.js';
+import type { Capabilities, Message } from '../../src/backends/types.js';
+import { headersWidth, messageColumns } from '../../src/ui/model/messages.js';
 
 const PGMQ: Capabilities = {
   archive: true,
@@ -70,5 +71,28 @@ describe('help', () => {
 
   test('the queue view lists both jump keys', () => {
     expect(helpFor('queue', { readOnly: false, archive: true, failedState: false }).map((e) => e.keys)).toContain('# / i');
+  });
+});
+
+describe('the queue view columns', () => {
+  const m = (headers: Record<string, unknown> | null): Message => ({
+    id: 1n,
+    state: 'ready',
+    readCount: 0,
+    enqueuedAt: null,
+    visibleAt: new Date(0),
+    lastReadAt: null,
+    body: '{}',
+    headers,
+  });
+
+  test('HEADERS: none on the page, no column (BODY gets the width); otherwise as wide as they are, at most 24', () => {
+    expect(headersWidth([m(null), m({})], PGMQ)).toBe(0);
+    const none = messageColumns(78, PGMQ, 2, 0);
+    expect(none.map((c) => c.id)).not.toContain('headers');
+    expect(none.at(-1)).toMatchObject({ id: 'body', width: 78 - (2 + 9 + 5 + 7 + 9 + 5) });
+    expect(headersWidth([m({ k: 'v' })], PGMQ)).toBe(7); // the title's width
+    expect(headersWidth([m({ trace: 'abcdefghij' })], PGMQ)).toBe('trace=abcdefghij'.length);
+    expect(headersWidth([m({ trace: 'x'.repeat(100) })], PGMQ)).toBe(24);
   });
 });

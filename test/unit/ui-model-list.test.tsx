@@ -3,7 +3,7 @@ import type { QueueStats } from '../../src/backends/types.js';
 import { PGMQ_CAPABILITIES, SQLITE_CAPABILITIES } from '../helpers/ui/fake-backend.js';
 import { applyQueueStats, EMPTY_ROWS, type QueueRow } from '../../src/ui/model/rows.js';
 import { compileFilter, filterRows, shiftSort, sortBy, sortRows, columnForSortKey } from '../../src/ui/model/sort.js';
-import { availableColumns, layoutColumns, COLUMN_GAP } from '../../src/ui/model/columns.js';
+import { availableColumns, columnSpec, columnWidth, layoutColumns, COLUMN_GAP } from '../../src/ui/model/columns.js';
 import { decodeDriverName, encodeDriverName } from '../../src/ui/model/names.js';
 import { recordDepths, sparkline } from '../../src/ui/model/history.js';
 import { snapshotJson, snapshotTable } from '../../src/ui/model/snapshot.js';
@@ -111,6 +111,23 @@ describe('columns for the terminal width', () => {
     expect(ids).not.toContain('archived');
     expect(ids).toEqual(expect.arrayContaining(['name', 'ready', 'inFlight', 'total', 'in', 'out']));
     expect(width(cols)).toBeLessThanOrEqual(80);
+  });
+
+  test('sort arrows never cut a title: every sortable column is one wider than its title', () => {
+    for (const id of availableColumns({ ...SQLITE_CAPS, archive: true }, true)) {
+      const spec = columnSpec(id);
+      if (spec.sortKey) expect(columnWidth(id)).toBeGreaterThanOrEqual(spec.title.length + 1);
+    }
+    expect(columnWidth('inFlight')).toBe('IN FLIGHT▼'.length);
+  });
+
+  test('NAME is as wide as the longest name, not padded; short names leave room for more columns at 80', () => {
+    const wide = layoutColumns(availableColumns(PGMQ_CAPS, false), 200, 5);
+    expect(wide.find((c) => c.spec.id === 'name')!.width).toBe(5);
+    expect(layoutColumns(availableColumns(PGMQ_CAPS, false), 200, 30).find((c) => c.spec.id === 'name')!.width).toBe(30);
+    expect(layoutColumns(availableColumns(PGMQ_CAPS, false), 200, 300).find((c) => c.spec.id === 'name')!.width).toBe(48);
+    const at80 = layoutColumns(availableColumns(PGMQ_CAPS, false), 78, 5).map((c) => c.spec.id);
+    expect(at80).toContain('archived');
   });
 
   test('very narrow: NAME and the most important counts remain', () => {

@@ -5,7 +5,7 @@ import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message, QueueStats } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
-import { messageColumns, messageLine, messageTitle } from '../model/messages.js';
+import { headersWidth, messageColumns, messageLine, messageTitle } from '../model/messages.js';
 import {
   cycleStateFilter,
   emptyText,
@@ -125,7 +125,7 @@ export function QueueScreen(p: QueueScreenProps) {
   );
 
   const idWidth = Math.max(2, ...messages.map((m) => m.id.toString().length));
-  const cols = messageColumns(p.width - GUTTER_WIDTH, p.capabilities, idWidth);
+  const cols = messageColumns(p.width - GUTTER_WIDTH, p.capabilities, idWidth, headersWidth(messages, p.capabilities));
   const s = p.row?.stats;
   const counts = s
     ? `ready ${formatCount(s.ready, s.estimated)} · in flight ${formatCount(s.inFlight, s.estimated)} · delayed ${formatCount(
@@ -137,7 +137,7 @@ export function QueueScreen(p: QueueScreenProps) {
       )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}`
     : 'queue not in the last refresh';
   const stateWord = p.paging.state === 'all' ? undefined : STATE_WORDS[p.paging.state];
-  const where = `${p.paging.order} first · ${stateWord ? `only ${stateWord}` : 'all states'} · ${rowsText(current, totalOf(s, p.paging))}${
+  const where = `${p.paging.order} first · ${stateWord ? `only ${stateWord}` : 'all states'}${current ? ` · ${rowsText(current, totalOf(s, p.paging))}` : ''}${
     loading && !fresh ? ' · loading…' : ''
   }`;
 

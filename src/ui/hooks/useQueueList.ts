@@ -9,6 +9,8 @@ import { distinctTenants, type QueueRow } from '../model/rows.js';
 import { compileFilter, DEFAULT_SORT, filterRows, sortRows, type CompiledFilter, type SortState } from '../model/sort.js';
 import { indexOfKey, scrollOffset } from '../model/viewport.js';
 import { GUTTER_WIDTH } from '../components/QueueList.js';
+import { displayName } from '../model/format.js';
+import { cellWidth } from '../../text/width.js';
 
 export interface QueueListView {
   /** Every queue of the refresh (of the tenant asked for). */
@@ -51,7 +53,9 @@ export function useQueueList(
   );
   const showTenant = distinctTenants(allRows) > 1;
   const columnIds = useMemo(() => availableColumns(capabilities, showTenant), [capabilities, showTenant]);
-  const columns = useMemo(() => layoutColumns(columnIds, width - GUTTER_WIDTH), [columnIds, width]);
+  // NAME as wide as the longest name (of every queue, so that filtering does not shift columns).
+  const nameCells = useMemo(() => Math.max(0, ...allRows.map((r) => cellWidth(displayName(r.name)))), [allRows]);
+  const columns = useMemo(() => layoutColumns(columnIds, width - GUTTER_WIDTH, nameCells), [columnIds, width, nameCells]);
   const rows = useMemo(() => sortRows(filterRows(allRows, filter), sort), [allRows, filter, sort]);
   const keys = rows.map((r) => r.key);
   const selectedIndex = indexOfKey(keys, selectedKey, 0);

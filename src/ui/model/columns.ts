@@ -91,14 +91,23 @@ export interface LaidOutColumn {
 /** One space between columns. */
 export const COLUMN_GAP = 1;
 
+/** A sortable column is wide enough for its title and the sort arrow (▲/▼) beside it. */
+export function columnWidth(id: ColumnId): number {
+  const spec = SPECS[id];
+  return Math.max(spec.width, spec.title.length + (spec.sortKey ? 1 : 0));
+}
+
 /**
- * Fits columns into `totalWidth`: drops the least important ones until the rest fit with
- * NAME at its minimum, then gives NAME the room left (up to its maximum).
+ * Fits columns into `totalWidth`: drops the least important ones until the rest fit, NAME
+ * only as wide as the longest name (`nameCells`, between its title and maxWidth): room
+ * left over stays at the end of the line instead of padding NAME.
  */
-export function layoutColumns(ids: readonly ColumnId[], totalWidth: number): LaidOutColumn[] {
+export function layoutColumns(ids: readonly ColumnId[], totalWidth: number, nameCells: number = SPECS.name.minWidth!): LaidOutColumn[] {
+  const nameWanted = Math.min(SPECS.name.maxWidth!, Math.max(SPECS.name.title.length + 1, nameCells));
+  const nameMin = Math.min(SPECS.name.minWidth!, nameWanted);
   let kept = [...ids];
   const need = (cols: readonly ColumnId[]) =>
-    cols.reduce((sum, id) => sum + (id === 'name' ? SPECS.name.minWidth! : SPECS[id].width), 0) + COLUMN_GAP * Math.max(0, cols.length - 1);
+    cols.reduce((sum, id) => sum + (id === 'name' ? nameMin : columnWidth(id)), 0) + COLUMN_GAP * Math.max(0, cols.length - 1);
   while (need(kept) > totalWidth && kept.length > 1) {
     // The highest dropOrder goes; on a tie the rightmost.
     let victim = -1;
@@ -110,7 +119,7 @@ export function layoutColumns(ids: readonly ColumnId[], totalWidth: number): Lai
     if (victim < 0) break;
     kept = kept.filter((_, i) => i !== victim);
   }
-  const fixed = need(kept) - (kept.includes('name') ? SPECS.name.minWidth! : 0);
-  const nameWidth = Math.max(SPECS.name.minWidth!, Math.min(SPECS.name.maxWidth!, totalWidth - fixed));
-  return kept.map((id) => ({ spec: SPECS[id], width: id === 'name' ? nameWidth : SPECS[id].width }));
+  const fixed = need(kept) - (kept.includes('name') ? nameMin : 0);
+  const nameWidth = Math.max(nameMin, Math.min(nameWanted, totalWidth - fixed));
+  return kept.map((id) => ({ spec: SPECS[id], width: id === 'name' ? nameWidth : columnWidth(id) }));
 }

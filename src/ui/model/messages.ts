@@ -2,6 +2,7 @@
 import type { Capabilities, Message } from '../../backends/types.js';
 import { bodyPreview, fitText, formatAge, formatTimestamp, formatVisibleIn, headerLines, headersPreview } from './format.js';
 import { bodyLines } from './pretty.js';
+import { cellWidth } from '../../text/width.js';
 import { STATE_WORDS } from '../../output/records.js';
 
 export type MessageColumnId = 'id' | 'state' | 'reads' | 'enqueued' | 'visible' | 'headers' | 'body';
@@ -16,8 +17,24 @@ export interface MessageColumn {
 /** The words of every table (output/records); failed in capitals, to stand out on screen. */
 const STATE_TEXT: Record<Message['state'], string> = { ...STATE_WORDS, failed: STATE_WORDS.failed.toUpperCase() };
 
-/** Columns for the queue view; HEADERS goes first when narrow, BODY takes the rest. */
-export function messageColumns(width: number, caps: Capabilities, idWidth: number): MessageColumn[] {
+/** HEADERS (ATTRIBUTES) is at most this wide; BODY gets the rest. */
+export const HEADERS_MAX_WIDTH = 24;
+
+/**
+ * How wide HEADERS should be for these messages: as wide as the longest preview (at least
+ * its title, at most HEADERS_MAX_WIDTH), 0 when none of them has any (the column is left out).
+ */
+export function headersWidth(messages: readonly Message[], caps: Capabilities): number {
+  const longest = Math.max(0, ...messages.map((m) => cellWidth(headersPreview(m.headers))));
+  if (longest === 0) return 0;
+  return Math.min(HEADERS_MAX_WIDTH, Math.max(caps.attributes ? 10 : 7, longest));
+}
+
+/**
+ * Columns for the queue view; HEADERS only as wide as the page's headers need (none: no
+ * column), and it goes first when narrow; BODY takes the rest.
+ */
+export function messageColumns(width: number, caps: Capabilities, idWidth: number, headers = HEADERS_MAX_WIDTH): MessageColumn[] {
   const cols: MessageColumn[] = [
     { id: 'id', title: 'ID', width: Math.max(2, idWidth), align: 'right' },
     { id: 'state', title: 'STATE', width: 9, align: 'left' },
@@ -25,8 +42,8 @@ export function messageColumns(width: number, caps: Capabilities, idWidth: numbe
     { id: 'enqueued', title: 'AGE', width: 7, align: 'right' },
     { id: 'visible', title: 'VISIBLE', width: 9, align: 'right' },
   ];
-  if (caps.headers || caps.attributes) {
-    cols.push({ id: 'headers', title: caps.attributes ? 'ATTRIBUTES' : 'HEADERS', width: 24, align: 'left' });
+  if ((caps.headers || caps.attributes) && headers > 0) {
+    cols.push({ id: 'headers', title: caps.attributes ? 'ATTRIBUTES' : 'HEADERS', width: headers, align: 'left' });
   }
   const used = () => cols.reduce((s, c) => s + c.width + 1, 0);
   const MIN_BODY = 16;

@@ -155,14 +155,16 @@ const thousands = (n: number) => n.toLocaleString('en-US');
  * Where the page is, for the queue view's title: "rows 500,001–500,020 of ~1,000,000".
  * `total` is the list's count of the state shown (estimated: `~`).
  */
-export function rowsText(page: Page | undefined, total: { n: number; estimated: boolean } | undefined): string {
-  if (!page || page.messages.length === 0) return 'no rows';
+export function rowsText(page: Page, total: { n: number; estimated: boolean } | undefined): string {
+  if (page.messages.length === 0) return 'no rows';
   const of = total ? ` of ${total.estimated ? '~' : ''}${thousands(Math.max(total.n, (page.firstRow ?? 0) + page.messages.length))}` : '';
   if (page.firstRow === undefined) {
     const first = page.messages[0]!.id;
     return `rows from id ${first}${of}`;
   }
-  return `rows ${thousands(page.firstRow + 1)}–${thousands(page.firstRow + page.messages.length)}${of}`;
+  const first = thousands(page.firstRow + 1);
+  if (page.messages.length === 1) return `row ${first}${of}`;
+  return `rows ${first}–${thousands(page.firstRow + page.messages.length)}${of}`;
 }
 
 /** What an empty page says: nothing at all, nothing of a state, or nothing from the id jumped to. */
