@@ -50,14 +50,15 @@ BEGIN
   -- 1. The available groups (their oldest message is visible), oldest first; lock as many as
   -- the batch can use.
   FOR cand IN EXECUTE format(
-    'SELECT grp, msg_id AS head, n FROM (
-       SELECT headers->>''x-pgmq-group'' AS grp, msg_id, vt,
-              row_number() OVER (PARTITION BY headers->>''x-pgmq-group'' ORDER BY msg_id) AS pos,
-              count(*) FILTER (WHERE vt <= $1) OVER (PARTITION BY headers->>''x-pgmq-group'') AS n
-       FROM %s
+    'SELECT g.grp, g.head, g.n
+     FROM (
+       SELECT headers->>''x-pgmq-group'' AS grp, min(msg_id) AS head, count(*) FILTER (WHERE vt <= $1) AS n
+       FROM %1$s
+       GROUP BY 1
      ) g
-     WHERE pos = 1 AND vt <= $1
-     ORDER BY head',
+     JOIN %1$s h ON h.msg_id = g.head
+     WHERE h.vt <= $1
+     ORDER BY g.head',
     tbl)
   USING clock_timestamp()
   LOOP
