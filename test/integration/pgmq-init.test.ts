@@ -56,6 +56,19 @@ async function pgmqObjects(c: pg.Client): Promise<string[]> {
   return r.rows.map((x) => x.o);
 }
 
+/** The schema's functions with their signatures, composite types and pgmq's own tables (not the queues'). */
+async function apiShape(c: pg.Client): Promise<string[]> {
+  const r = await c.query<{ o: string }>(`
+    SELECT 'fn ' || p.proname || '(' || pg_get_function_arguments(p.oid) || ') ' || pg_get_function_result(p.oid) AS o
+    FROM pg_proc p WHERE p.pronamespace = 'pgmq'::regnamespace
+    UNION ALL
+    SELECT 'col ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnum
+    FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+    WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'c') AND c.relname !~ '^[qa]_'
+    ORDER BY 1`);
+  return r.rows.map((x) => x.o);
+}
+
 describe('initPgmq', () => {
   test('installs the compat schema on a fresh database, then reports it as existing', async () => {
     const url = await freshDatabase();
@@ -194,6 +207,12 @@ describe('initPgmq', () => {
 
       expect(await initPgmq(c)).toEqual({ mode: 'compat-upgraded', version: EMULATED_VERSION, from: '1.10.0' });
       expect(await snapshot()).toEqual(before);
+      // The upgraded schema is the one a fresh install makes: the same functions (no overload
+      // left behind), types and pgmq tables.
+      const fresh = await freshDatabase();
+      await withClient(fresh, (f) => initPgmq(f));
+      const shape = (cl: pg.Client) => apiShape(cl);
+      expect(await shape(c)).toEqual(await withClient(fresh, shape));
       // 1.13's API on the old queue: g is blocked (n1 in flight), h was archived.
       expect((await c.query('SELECT msg_id FROM pgmq.read_grouped($1, 30, 10)', [queue])).rows).toEqual([]);
       const next = await c.query<{ send: string }>('SELECT * FROM pgmq.send($1, $2::jsonb)', [queue, '{}']);
