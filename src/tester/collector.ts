@@ -9,8 +9,9 @@ import { drainIdleMs } from './drain.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
 import type { HdrLog } from './hdr-log.js';
 import { EndToEndIntervals } from './intervals.js';
+import { backlogTrend, RATE_SECONDS, workerRates, type WorkerRate } from './live-facts.js';
 import type { ProgressSnapshot } from './progress.js';
-import { SEND_ACKED, type FromWorker, type WorkerRole } from './protocol.js';
+import { SEND_ACKED, type FromWorker, type RunningTotals, type WorkerRole } from './protocol.js';
 import { addCounts, SeriesAggregator, zeroCounts } from './series.js';
 
 /** A worker thread as the collector knows it. */
@@ -21,6 +22,19 @@ export interface CollectedWorker {
   readonly slot: number;
   /** Position among the threads of its role. */
   readonly roleSlot: number;
+}
+
+/** A worker thread's recent activity, for the live view's per-worker rates. */
+interface Activity {
+  readonly w: CollectedWorker;
+  /** Messages sent (sender) or received (receiver) by second, the last few. */
+  readonly bySecond: Map<number, number>;
+  /** Every second before this one is reported. */
+  upTo: number;
+  /** µs, monotonic: its last report. */
+  lastUs: number;
+  done: boolean;
+  running: RunningTotals;
 }
 
 /** Foreign ids kept at most (bounded like the workers' sets). */
@@ -39,9 +53,15 @@ export class RunCollector {
   lastDeliveryUs = 0;
   /** µs, monotonic: the last successful acknowledgement (0: none); see settle.ts. */
   lastAckUs = 0;
+  private readonly activity = new Map<number, Activity>();
 
   /** threads: all worker threads, receiverThreads: those of receivers. */
-  constructor(c: TesterConfig, threads: number, receiverThreads: number, hdrLog: HdrLog | undefined) {
+  constructor(
+    private readonly c: TesterConfig,
+    threads: number,
+    receiverThreads: number,
+    hdrLog: HdrLog | undefined,
+  ) {
     // A drain (--senders 0) judges an earlier run's messages: any of its senders, sends unseen.
     this.checker =
       c.senders === 0
@@ -59,6 +79,7 @@ export class RunCollector {
     for (const id of m.foreignIds) if (this.foreignIds.size < FOREIGN_IDS_KEPT) this.foreignIds.add(id);
     for (const p of m.seconds) addCounts(this.liveTotals, p);
     this.series.add(w.slot, m.seconds, m.upToSecond);
+    this.noteActivity(w, m);
     for (const { sender, ranges: s } of m.sends) {
       for (let i = 0; i + 2 < s.length; i += 3) {
         this.checker.recordSend(sender, s[i]!, s[i + 1]!, s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain');
@@ -75,9 +96,26 @@ export class RunCollector {
     }
   }
 
+  private noteActivity(w: CollectedWorker, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
+    let a = this.activity.get(w.slot);
+    if (!a) {
+      a = { w, bySecond: new Map(), upTo: 0, lastUs: 0, done: false, running: m.running };
+      this.activity.set(w.slot, a);
+    }
+    for (const p of m.seconds) {
+      const n = w.role === 'sender' ? p.sent : p.received;
+      a.bySecond.set(p.second, (a.bySecond.get(p.second) ?? 0) + n);
+    }
+    a.upTo = Math.max(a.upTo, m.upToSecond);
+    for (const s of a.bySecond.keys()) if (s < a.upTo - RATE_SECONDS - 1) a.bySecond.delete(s);
+    a.lastUs = monoUs();
+    a.running = m.running;
+  }
+
   /** Its result came: it holds nothing back any more. */
   finished(w: CollectedWorker): void {
     this.series.finish(w.slot);
+    this.markDone(w);
     if (w.role === 'receiver') {
       for (const i of w.indices) this.merger.finish(i);
       this.intervals.finished(w.roleSlot);
@@ -87,6 +125,7 @@ export class RunCollector {
   /** A worker died without its result: what it had not reported yet is unknown. */
   lost(w: CollectedWorker): void {
     this.series.finish(w.slot);
+    this.markDone(w);
     if (w.role === 'receiver') {
       // Its events so far are in; nothing more will come, so the others' are not held back.
       for (const i of w.indices) this.merger.finish(i);
@@ -94,6 +133,23 @@ export class RunCollector {
     } else {
       for (const i of w.indices) this.checker.recordSenderLost(i);
     }
+  }
+
+  private markDone(w: CollectedWorker): void {
+    const a = this.activity.get(w.slot);
+    if (a) a.done = true;
+  }
+
+  /** Running workers' rates over their last complete seconds (live-facts.ts). */
+  private rates(nowUs: number): WorkerRate[] {
+    const running = [...this.activity.values()].filter((a) => !a.done);
+    return workerRates(
+      running.map((a) => {
+        const recent: number[] = [];
+        for (let s = Math.max(0, a.upTo - RATE_SECONDS); s < a.upTo; s++) recent.push(a.bySecond.get(s) ?? 0);
+        return { role: a.w.role, indices: a.w.indices, recent, silentMs: (nowUs - a.lastUs) / 1000 };
+      }),
+    );
   }
 
   /** Every worker is done: whatever is held back goes in. */
@@ -110,11 +166,23 @@ export class RunCollector {
   ): ProgressSnapshot {
     const series = this.series.points();
     const last = series[series.length - 1];
+    const now = monoUs();
+    const c = this.c;
+    let connection = 0;
+    let other = 0;
+    let waitMs = 0;
+    for (const a of this.activity.values()) {
+      connection += a.running.connectionErrors;
+      other += a.running.otherErrors;
+      waitMs += a.running.backlogWaitMs;
+    }
+    const t = this.liveTotals;
     return {
       elapsedMs: x.elapsedMs,
       phase: x.phase,
       interrupted: x.interrupted,
       totalToSend: x.totalToSend,
+      durationMs: c.durationMs,
       totals: { ...this.liveTotals },
       sendRate: last?.sent ?? 0,
       receiveRate: last?.received ?? 0,
@@ -122,11 +190,20 @@ export class RunCollector {
       endToEnd: this.intervals.percentiles(),
       drain: x.drain && {
         pending: Math.max(0, this.checker.ackedSends - this.checker.ackedDelivered),
-        idleMs: drainIdleMs({ drainStartUs: x.drain.startUs, lastDeliveryUs: this.lastDeliveryUs }, monoUs()),
+        idleMs: drainIdleMs({ drainStartUs: x.drain.startUs, lastDeliveryUs: this.lastDeliveryUs }, now),
         timeoutMs: x.drain.timeoutMs,
       },
       violationsSoFar: this.checker.violationsSoFar,
       lastError: x.lastError,
+      backlog: {
+        count: Math.max(0, t.sent - t.received),
+        trend: backlogTrend(series),
+        max: c.maxBacklog,
+        senderWaitShare:
+          c.maxBacklog === undefined || c.senders === 0 || x.elapsedMs <= 0 ? undefined : Math.min(1, waitMs / c.senders / x.elapsedMs),
+      },
+      errorsByKind: { connection, other },
+      workers: x.phase === 'sending' || x.phase === 'draining' ? this.rates(now) : [],
     };
   }
 

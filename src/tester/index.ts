@@ -7,5 +7,6 @@ export { htmlReport } from './html/html-report.js';
 export { DeliveryChecker, hasViolations, type CheckerCounts, type MessageRef } from './checker.js';
 export type { Faults } from './protocol.js';
 export type { SeriesPoint } from './series.js';
+export type { BacklogTrend, WorkerRate } from './live-facts.js';
 export { parseFaultSpec, type FaultSpec } from './fault-spec.js';
 export type { FaultRecord } from './fault-runner.js';

@@ -3,6 +3,7 @@
 import type { TesterConfig } from './config.js';
 import type { TesterEnvironment } from './environment.js';
 import type { FaultRecord } from './fault-runner.js';
+import type { BacklogTrend, WorkerRate } from './live-facts.js';
 import type { WorkerRole } from './protocol.js';
 import type { TesterReport } from './report.js';
 import type { SecondCounts, SeriesPoint } from './series.js';
@@ -15,6 +16,8 @@ export interface ProgressSnapshot {
   readonly interrupted: boolean;
   /** Messages the senders will send in all (--messages), else undefined. */
   readonly totalToSend: number | undefined;
+  /** --duration (ms), else undefined. */
+  readonly durationMs: number | undefined;
   readonly totals: SecondCounts;
   /** Last complete second. */
   readonly sendRate: number;
@@ -25,6 +28,20 @@ export interface ProgressSnapshot {
   readonly endToEnd: { readonly p50: number; readonly p99: number } | undefined;
   readonly drain: { readonly pending: number; readonly idleMs: number; readonly timeoutMs: number } | undefined;
   readonly violationsSoFar: number;
+  /**
+   * Sent and not yet received so far (complete seconds), where it went over the last seconds,
+   * the --max-backlog bound and the share of the senders' time spent waiting for room under it.
+   */
+  readonly backlog: {
+    readonly count: number;
+    readonly trend: BacklogTrend;
+    readonly max: number | undefined;
+    readonly senderWaitShare: number | undefined;
+  };
+  /** Failed calls so far by kind: connection (server down, connection lost) and other. */
+  readonly errorsByKind: { readonly connection: number; readonly other: number };
+  /** Each running worker thread's rate, the lagging ones marked (live-facts.ts); empty outside sending and draining. */
+  readonly workers: readonly WorkerRate[];
   readonly lastError: string | undefined;
 }
 

@@ -128,6 +128,14 @@ export interface WorkerTotals {
   readonly lastError: string | undefined;
 }
 
+/** What PROGRESS carries of a thread's totals so far. */
+export interface RunningTotals {
+  readonly connectionErrors: number;
+  readonly otherErrors: number;
+  /** Senders: ms spent waiting for room under --max-backlog. */
+  readonly backlogWaitMs: number;
+}
+
 export interface CallCounts {
   readonly send: number;
   readonly sendFailed: number;
@@ -156,6 +164,8 @@ export type FromWorker =
       /** Receivers: queue ids of messages without this run's id, first seen since the last report. */
       readonly foreignIds: readonly string[];
       readonly lagP99Ms: number;
+      /** This thread's running totals so far (the live view's errors by kind and backlog waits). */
+      readonly running: RunningTotals;
     }
   | {
       readonly type: 'RESULT';

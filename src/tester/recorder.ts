@@ -171,6 +171,11 @@ export class Recorder {
         lastConsumedUs: this.lastConsumedUs,
         foreignIds: this.foreign.takeNewIds(),
         lagP99Ms,
+        running: {
+          connectionErrors: this.totals.connectionErrors,
+          otherErrors: this.totals.otherErrors,
+          backlogWaitMs: this.totals.backlogWaitMs,
+        },
       },
       transfer,
     );

@@ -1,6 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import type { ProgressSnapshot } from '../../src/tester/index.js';
-import { plainProgressLine, sparkline } from '../../src/ui/tester/format.js';
+import {
+  backlogText,
+  errorsText,
+  laggingLines,
+  messagesLeftText,
+  plainProgressLine,
+  sparkline,
+  timeText,
+} from '../../src/ui/tester/format.js';
 import { TesterProgress } from '../../src/ui/tester/LiveView.js';
 import { render } from 'ink-testing-library';
 
@@ -20,6 +28,10 @@ const snapshot: ProgressSnapshot = {
   drain: { pending: 100, idleMs: 200, timeoutMs: 10_000 },
   violationsSoFar: 0,
   lastError: 'boom\u001b[31m',
+  durationMs: undefined,
+  backlog: { count: 100, trend: 'steady', max: undefined, senderWaitShare: undefined },
+  errorsByKind: { connection: 1, other: 0 },
+  workers: [],
 };
 
 describe('tester progress text', () => {
@@ -46,5 +58,35 @@ describe('tester progress text', () => {
     expect(frame).toContain('draining: 100 to go');
     expect(frame).toContain('boom\\e[31m');
     expect(frame).not.toContain('\u001b[31mboom');
+  });
+
+  test('time of the duration and left, messages left, backlog, waits, lagging workers and errors by kind', () => {
+    const s: ProgressSnapshot = {
+      ...snapshot,
+      phase: 'sending',
+      elapsedMs: 8_340,
+      durationMs: 30_000,
+      totals: { ...snapshot.totals, errors: 12, sendFailed: 3 },
+      backlog: { count: 48_000, trend: 'growing', max: 50_000, senderWaitShare: 0.354 },
+      errorsByKind: { connection: 10, other: 2 },
+      workers: [
+        { role: 'receiver', indices: [0], perSec: 1200, othersPerSec: 600, silentMs: 50, lagging: false },
+        { role: 'receiver', indices: [1], perSec: 0, othersPerSec: 1200, silentMs: 80, lagging: true },
+        { role: 'receiver', indices: [2], perSec: 900, othersPerSec: 1200, silentMs: 3_400, lagging: true },
+      ],
+    };
+    expect(timeText(s)).toBe('8.3 s of 30 s · 21.7 s left');
+    expect(backlogText(s)).toBe('backlog 48,000 (growing) · senders waiting 35% of the time (--max-backlog 50,000)');
+    expect(laggingLines(s)).toEqual([
+      'receiver 1 lags: 0/s, the other receivers 1,200/s',
+      'receiver 2 lags: no report for 3.4 s (blocked?)',
+    ]);
+    expect(errorsText(s)).toBe('errors 12 (10 connection, 2 other) · failed sends 3');
+    expect(messagesLeftText(snapshot)).toBe('500 left');
+    const frame = render(<TesterProgress snapshot={s} title="smq tester" />).lastFrame() ?? '';
+    expect(frame).toContain('8.3 s of 30 s · 21.7 s left · sending');
+    expect(frame).toContain('receiver 1 lags: 0/s');
+    expect(frame).toContain('errors 12 (10 connection, 2 other)');
+    expect(frame).toContain('last error: boom');
   });
 });

@@ -1,9 +1,22 @@
-// The tester's live view on stderr: progress toward the total, rates now and their
-// sparklines, running p50/p99, errors, violations seen so far, and the drain.
+// The tester's live view on stderr: time elapsed and left, progress toward the total, rates
+// now and their sparklines, running p50/p99, the backlog and its trend, senders waiting on
+// --max-backlog, lagging workers, errors by kind, violations seen so far, and the drain.
+// Every line fits 80 columns; the only free text (the last error) is cut, not wrapped.
 import { Box, Text } from 'ink';
 import type { ProgressSnapshot } from '../../tester/index.js';
 import { escapeControl } from '../../text/escape.js';
-import { count, drainText, latencyText, percentText, seconds, sparkline } from './format.js';
+import {
+  backlogText,
+  count,
+  drainText,
+  errorsText,
+  laggingLines,
+  latencyText,
+  messagesLeftText,
+  percentText,
+  sparkline,
+  timeText,
+} from './format.js';
 import { useTesterProgress, type ProgressSource } from './useTesterProgress.js';
 
 const SPARK_WIDTH = 40;
@@ -23,17 +36,16 @@ export function TesterProgress({ snapshot: s, title }: { snapshot: ProgressSnaps
   const received = s.series.map((p) => p.received);
   return (
     <Box flexDirection="column">
-      <Text>
-        <Text bold>{escapeControl(title)}</Text>
-        <Text dimColor>
-          {'  '}
-          {seconds(s.elapsedMs)} · {s.phase}
-          {s.interrupted ? ' (interrupted: draining briefly)' : ''}
-        </Text>
+      <Text bold wrap="truncate-end">
+        {escapeControl(title)}
+      </Text>
+      <Text dimColor>
+        {timeText(s)} · {s.phase}
+        {s.interrupted ? ' (interrupted: draining briefly)' : ''}
       </Text>
       {s.totalToSend !== undefined ? (
         <Text>
-          {progressBar(s)} {percentText(s)} sent {count(s.totals.sent)}/{count(s.totalToSend)}
+          {progressBar(s)} {percentText(s)} sent {count(s.totals.sent)}/{count(s.totalToSend)} · {messagesLeftText(s)}
         </Text>
       ) : (
         <Text>sent {count(s.totals.sent)}</Text>
@@ -47,11 +59,16 @@ export function TesterProgress({ snapshot: s, title }: { snapshot: ProgressSnaps
       <Text>
         received {count(s.totals.received)} · acked {count(s.totals.acknowledged)} · end-to-end {latencyText(s)}
       </Text>
-      {s.totals.errors > 0 || s.totals.sendFailed > 0 ? (
-        <Text color="yellow">
-          errors {count(s.totals.errors)}
-          {s.totals.sendFailed > 0 ? ` · failed sends ${count(s.totals.sendFailed)}` : ''}
-          {s.lastError ? ` · last: ${escapeControl(s.lastError)}` : ''}
+      <Text>{backlogText(s)}</Text>
+      {laggingLines(s).map((l) => (
+        <Text key={l} color="yellow">
+          {l}
+        </Text>
+      ))}
+      {s.totals.errors > 0 || s.totals.sendFailed > 0 ? <Text color="yellow">{errorsText(s)}</Text> : null}
+      {s.lastError && (s.totals.errors > 0 || s.totals.sendFailed > 0) ? (
+        <Text color="yellow" wrap="truncate-end">
+          last error: {escapeControl(s.lastError)}
         </Text>
       ) : null}
       {s.violationsSoFar > 0 ? <Text color="red">violations so far: {count(s.violationsSoFar)}</Text> : null}

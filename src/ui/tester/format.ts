@@ -1,6 +1,6 @@
 // Pure text for the tester's progress display: the sparkline, the rate and percentile
 // strings, and the one-line form used when stderr is not a terminal.
-import type { ProgressSnapshot } from '../../tester/index.js';
+import type { ProgressSnapshot, WorkerRate } from '../../tester/index.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
 
@@ -20,6 +20,56 @@ export function sparkline(values: readonly number[], width: number): string {
 export const count = (n: number) => Math.round(n).toLocaleString('en-US');
 export const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 export const seconds = (msValue: number) => `${(msValue / 1000).toFixed(1)}s`;
+/** '8.3 s', '30 s': a whole number of seconds without its decimal. */
+export const secondsText = (msValue: number) => {
+  const s = msValue / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+};
+
+/** '8.3 s of 30 s · 21.7 s left' under --duration, else '8.3 s'. */
+export function timeText(s: ProgressSnapshot): string {
+  const elapsed = secondsText(Math.floor(s.elapsedMs / 100) * 100);
+  if (s.durationMs === undefined) return elapsed;
+  const left = Math.max(0, s.durationMs - s.elapsedMs);
+  return `${elapsed} of ${secondsText(s.durationMs)} · ${secondsText(Math.ceil(left / 100) * 100)} left`;
+}
+
+/** 'backlog 4,800 (growing) · senders waiting 35% of the time (--max-backlog 1,000)'. */
+export function backlogText(s: ProgressSnapshot): string {
+  const b = s.backlog;
+  const wait =
+    b.max !== undefined && b.senderWaitShare !== undefined
+      ? ` · senders waiting ${Math.round(b.senderWaitShare * 100)}% of the time (--max-backlog ${count(b.max)})`
+      : '';
+  return `backlog ${count(b.count)} (${b.trend})${wait}`;
+}
+
+const workerText = (w: WorkerRate) => `${w.role} ${w.indices.join(',')}`;
+
+/** The lagging workers, one line each: 'receiver 2 lags: 0/s, the other receivers 1,200/s'. */
+export function laggingLines(s: ProgressSnapshot, most = 3): string[] {
+  const lagging = s.workers.filter((w) => w.lagging);
+  const lines = lagging.slice(0, most).map((w) => {
+    if (w.silentMs >= 2000) return `${workerText(w)} lags: no report for ${secondsText(Math.floor(w.silentMs / 100) * 100)} (blocked?)`;
+    const others = w.othersPerSec === undefined ? '' : `, the other ${w.role}s ${count(w.othersPerSec)}/s`;
+    return `${workerText(w)} lags: ${count(w.perSec ?? 0)}/s${others}`;
+  });
+  if (lagging.length > most) lines.push(`and ${lagging.length - most} more lagging`);
+  return lines;
+}
+
+/** 'errors 12 (10 connection, 2 other) · failed sends 3'. */
+export function errorsText(s: ProgressSnapshot): string {
+  const e = s.errorsByKind;
+  const kinds = e.connection + e.other > 0 ? ` (${count(e.connection)} connection, ${count(e.other)} other)` : '';
+  return `errors ${count(s.totals.errors)}${kinds}${s.totals.sendFailed > 0 ? ` · failed sends ${count(s.totals.sendFailed)}` : ''}`;
+}
+
+/** '14,600 left' of --messages. */
+export function messagesLeftText(s: ProgressSnapshot): string {
+  if (s.totalToSend === undefined) return '';
+  return `${count(Math.max(0, s.totalToSend - s.totals.sent))} left`;
+}
 
 export function percentText(s: ProgressSnapshot): string {
   if (s.totalToSend === undefined || s.totalToSend === 0) return '';
@@ -38,15 +88,17 @@ export function drainText(s: ProgressSnapshot): string {
 /** One line per second when stderr is not a terminal. */
 export function plainProgressLine(s: ProgressSnapshot): string {
   const parts = [
-    `[${seconds(s.elapsedMs)}]`,
+    `[${timeText(s)}]`,
     s.phase + (s.interrupted ? ' (interrupted)' : ''),
     `sent ${count(s.totals.sent)}${s.totalToSend !== undefined ? `/${count(s.totalToSend)}` : ''}`,
     `received ${count(s.totals.received)}`,
     `acked ${count(s.totals.acknowledged)}`,
     `${count(s.sendRate)}/s out ${count(s.receiveRate)}/s in`,
     latencyText(s),
+    backlogText(s),
   ];
-  if (s.totals.errors > 0) parts.push(`errors ${count(s.totals.errors)}`);
+  if (s.totals.errors > 0 || s.totals.sendFailed > 0) parts.push(errorsText(s));
+  for (const l of laggingLines(s)) parts.push(l);
   if (s.violationsSoFar > 0) parts.push(`violations so far ${count(s.violationsSoFar)}`);
   const d = drainText(s);
   if (d) parts.push(d);

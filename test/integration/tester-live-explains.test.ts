@@ -1,0 +1,68 @@
+// The live view explains itself on a real terminal (tmux) at 80 and 120 columns: time elapsed
+// and left, the backlog and its trend, the senders' waits under --max-backlog; every line fits
+// the width (nothing is wrapped into the middle of a word).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { BIN, REPO, ensureBuilt } from '../helpers/run-cli.js';
+import { TmuxSession, tmuxAvailable } from '../helpers/tmux.js';
+
+ensureBuilt();
+const dir = mkdtempSync(join(tmpdir(), 'smq-live-x-'));
+const sessions: TmuxSession[] = [];
+afterAll(() => {
+  for (const s of sessions) s.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The live view's lines: from the top of the screen to the first blank line after it. */
+function liveLines(screen: string): string[] {
+  const lines = screen.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('smq tester'));
+  const out: string[] = [];
+  for (const l of lines.slice(Math.max(0, start))) {
+    if (l.trim() === '' && out.length > 0) break;
+    out.push(l);
+  }
+  return out;
+}
+
+describe.skipIf(!tmuxAvailable())('the live view explains itself', () => {
+  for (const width of [80, 120]) {
+    test(`at ${width} columns: time of the duration, backlog and trend, senders waiting; no line too wide`, async () => {
+      const out = join(dir, `report-${width}.txt`);
+      const session = TmuxSession.start({
+        command: [
+          'sh',
+          '-c',
+          `"$0" "$1" tester --duration 6s --max-backlog 300 --senders 2 --receivers 2 > "$2"`,
+          process.execPath,
+          BIN,
+          out,
+        ],
+        cwd: REPO,
+        width,
+        height: 40,
+      });
+      sessions.push(session);
+      let mid = '';
+      for (let i = 0; i < 80 && !/[2-4]\.\d s of 6 s/.test(mid); i++) {
+        await sleep(100);
+        mid = session.capture();
+      }
+      const lines = liveLines(mid);
+      const text = lines.join('\n');
+      expect(text).toMatch(/\d\.\d s of 6 s · \d\.\d s left · sending/);
+      expect(text).toMatch(/backlog [\d,]+ \((growing|shrinking|steady)\)/);
+      expect(text).toMatch(/senders waiting \d+% of the time \(--max-backlog 300\)/);
+      for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(width);
+      expect(await session.waitForExit(60_000)).toBe(0);
+      const final = liveLines(session.captureAll());
+      expect(final.join('\n')).toMatch(/· done/);
+      for (const l of final) expect(l.length, l).toBeLessThanOrEqual(width);
+    }, 90_000);
+  }
+});
