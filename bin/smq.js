@@ -6,6 +6,9 @@
 // until Node ran out of heap. NODE_ENV in a user's shell is about their own application,
 // not about this tool, so smq always runs React's production build.
 process.env.NODE_ENV = 'production';
+// NO_COLOR (no-color.org): set and not empty, smq writes no colour codes. Ink styles text
+// through chalk, which reads FORCE_COLOR once, when it is first loaded (below).
+if (process.env.NO_COLOR) process.env.FORCE_COLOR = '0';
 let cli;
 try {
   cli = await import('../dist/cli.js');

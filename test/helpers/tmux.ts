@@ -86,6 +86,11 @@ export class TmuxSession {
     return this.tmux('capture-pane', '-p', '-t', this.target);
   }
 
+  /** The visible screen with its attributes as escape sequences (colours, bold, inverse). */
+  captureWithEscapes(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', this.target);
+  }
+
   /** tmux key names (Enter, Escape, Up, PageDown, C-c) or single characters. */
   keys(...keys: string[]): void {
     this.tmux('send-keys', '-t', this.target, ...keys);

@@ -199,7 +199,7 @@ describe('a chunk of keys in smq top', () => {
     h = await renderTop(b, { timers: vi });
     await h.paste('/^pay\rj');
     await h.settle();
-    expect(h.frame()).toContain('1 of 2 queues · filter /^pay/');
+    expect(h.frame()).toContain('1 of 2 queues · 1/1 · filter /^pay/');
     expect(h.frame()).not.toContain('filter (regex)');
   });
 });

@@ -60,7 +60,7 @@ describe('queue list', () => {
     expect(f).not.toContain('FAILED');
     expect(f).not.toContain('TENANT');
     expect(names(f)).toEqual(['emails', 'orders', 'payments']);
-    expect(tableRows(f)[1]).toMatch(/orders\s+3\s+0\s+0\s+3\s+1s\s+-\s+-\s+0\s+█/);
+    expect(tableRows(f)[1]).toMatch(/orders\s+3\s+0\s+0\s+3\s+1s\s+-\s+-\s+0\s+▃/); // 3 messages: low on a scale of at least 10
   });
 
   test('SmoothMQ rows: FAILED instead of ARCHIVED, TENANT when more than one tenant', async () => {
@@ -207,7 +207,7 @@ describe('sorting, filtering, navigation', () => {
     await h.paste('^(or|pay)');
     expect(names(h.frame())).toEqual(['orders', 'payments']);
     await h.press(KEYS.enter);
-    expect(h.frame()).toContain('2 of 3 queues · filter /^(or|pay)/');
+    expect(h.frame()).toContain('2 of 3 queues · 1/2 · filter /^(or|pay)/');
     await h.press(KEYS.escape);
     expect(names(h.frame())).toHaveLength(3);
   });

@@ -11,6 +11,7 @@ import type { QueueRef } from '../model/queue-ref.js';
 import { columnForSortKey, shiftSort, sortBy } from '../model/sort.js';
 import { counted } from '../model/format.js';
 import { moveSelection } from '../model/viewport.js';
+import { isStalled, STALLED_AFTER_SEC } from '../model/tones.js';
 import { QueueList } from './QueueList.js';
 
 export interface ListScreenProps {
@@ -76,10 +77,15 @@ export function ListScreen(p: ListScreenProps) {
       : ''
     : ` · filter /${escapeControl(filterText)}/: invalid regex: ${escapeControl(filter.error)} (showing all)`;
   const m = p.monitor;
+  // Where the highlighted row is (28/201), and how many heads have stalled (said in words too:
+  // colour alone does not reach every terminal).
+  const position = count > 0 && list.selectedIndex >= 0 ? ` · ${list.selectedIndex + 1}/${count}` : '';
+  const stalled = list.rows.filter(isStalled).length;
+  const stalledInfo = stalled > 0 ? ` · ${stalled} stalled (head waiting ${STALLED_AFTER_SEC}s+, nothing leaving)` : '';
   return (
     <Box flexDirection="column" height={p.height}>
       <Text wrap="truncate-end" color={filter.ok ? undefined : 'red'}>
-        {cutToCells(`${count} of ${counted(list.allRows.length, 'queue')}${filterInfo}`, p.width)}
+        {cutToCells(`${count} of ${counted(list.allRows.length, 'queue')}${position}${stalledInfo}${filterInfo}`, p.width)}
       </Text>
       <QueueList
         rows={list.rows}

@@ -6,6 +6,7 @@ import { sparkline } from '../model/history.js';
 import type { QueueRow } from '../model/rows.js';
 import { cellText } from '../model/snapshot.js';
 import type { SortState } from '../model/sort.js';
+import { queueCellTone, TONE_COLOR } from '../model/tones.js';
 
 export interface QueueListProps {
   readonly rows: readonly QueueRow[];
@@ -41,15 +42,20 @@ export function QueueList(p: QueueListProps) {
       </Text>
       {p.rows.length === 0 ? <Text dimColor>{p.emptyText}</Text> : null}
       {visible.map((row, i) => {
-        const line = p.columns
-          .map((c) =>
-            c.spec.id === 'spark' ? sparkline(row.depth, c.width, p.now) : fitText(cellText(row, c.spec.id), c.width, c.spec.align),
-          )
-          .join(gap);
         const isSelected = p.offset + i === p.selected;
         return (
           <Text key={row.key} inverse={isSelected} dimColor={p.stale && !isSelected} wrap="truncate-end">
-            {(isSelected ? GUTTER_SELECTED : GUTTER_BLANK) + line}
+            {isSelected ? GUTTER_SELECTED : GUTTER_BLANK}
+            {p.columns.map((c, j) => {
+              const text =
+                c.spec.id === 'spark' ? sparkline(row.depth, c.width, p.now) : fitText(cellText(row, c.spec.id), c.width, c.spec.align);
+              const tone = p.stale ? undefined : queueCellTone(row, c.spec.id);
+              return (
+                <Text key={c.spec.id} color={tone ? TONE_COLOR[tone] : undefined}>
+                  {(j > 0 ? gap : '') + text}
+                </Text>
+              );
+            })}
           </Text>
         );
       })}

@@ -21,6 +21,7 @@ import {
 import { formatAge, formatCount } from '../model/format.js';
 import type { QueueRow } from '../model/rows.js';
 import { moveSelection } from '../model/viewport.js';
+import { messageTone, TONE_COLOR } from '../model/tones.js';
 import { useMessages, type LiveOptions } from '../hooks/useMessages.js';
 import type { QueueRef } from '../model/queue-ref.js';
 import { GUTTER_BLANK, GUTTER_SELECTED, GUTTER_WIDTH } from './QueueList.js';
@@ -156,11 +157,14 @@ export function QueueScreen(p: QueueScreenProps) {
       {error ? <Text color="red" wrap="truncate-end">{`cannot read messages: ${error} (retrying)`}</Text> : null}
       {!current && !error ? <Text dimColor>loading…</Text> : null}
       {current && messages.length === 0 ? <Text dimColor>{emptyText(p.paging, stateWord)}</Text> : null}
-      {messages.slice(0, Math.max(0, pageSize - (error ? 1 : 0))).map((m, i) => (
-        <Text key={m.id.toString()} inverse={i === selected} wrap="truncate-end">
-          {(i === selected ? GUTTER_SELECTED : GUTTER_BLANK) + messageLine(m, cols, p.now)}
-        </Text>
-      ))}
+      {messages.slice(0, Math.max(0, pageSize - (error ? 1 : 0))).map((m, i) => {
+        const tone = messageTone(m);
+        return (
+          <Text key={m.id.toString()} inverse={i === selected} color={tone ? TONE_COLOR[tone] : undefined} wrap="truncate-end">
+            {(i === selected ? GUTTER_SELECTED : GUTTER_BLANK) + messageLine(m, cols, p.now)}
+          </Text>
+        );
+      })}
     </Box>
   );
 }

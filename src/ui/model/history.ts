@@ -32,8 +32,15 @@ export function recordDepths(
 const LEVELS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const;
 
 /**
+ * The sparkline's scale is at least this many messages: a queue moving between 0 and 1
+ * message stays at the bottom instead of swinging from empty to full.
+ */
+export const SPARK_FLOOR = 10;
+
+/**
  * `width` characters, the newest on the right; each covers windowMs/width and shows the
- * largest depth seen in it, scaled to the largest of the window. No sample: a space.
+ * largest depth seen in it, scaled to the largest of the window (SPARK_FLOOR at least).
+ * No sample: a space.
  */
 export function sparkline(samples: readonly DepthSample[], width: number, now: number, windowMs: number = HISTORY_WINDOW_MS): string {
   if (width <= 0) return '';
@@ -46,7 +53,7 @@ export function sparkline(samples: readonly DepthSample[], width: number, now: n
     const b = buckets[i];
     buckets[i] = b === undefined ? s.depth : Math.max(b, s.depth);
   }
-  let max = 0;
+  let max = SPARK_FLOOR;
   for (const b of buckets) if (b !== undefined && b > max) max = b;
   return buckets
     .map((b) => {
