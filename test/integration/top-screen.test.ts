@@ -150,7 +150,7 @@ describe.skipIf(!tmuxAvailable())('smq top on a SmoothMQ file with no queue, the
     } finally {
       await b.close();
     }
-    screen = await t.waitFor(/^1 of 1 queue$/m);
+    screen = await t.waitFor(/^1 of 1 queue · 1\/1$/m);
     expect(screen).toMatch(/ · 1 queue · /);
   });
 });
