@@ -3,6 +3,7 @@
 // merger), per-second counts into the series, end-to-end histograms into the intervals (and
 // the --hdr-log), and when this run's messages were last seen moving (the drain's clock).
 import { DeliveryChecker } from './checker.js';
+import { CallSecondsMerger, type CallKind } from './call-seconds.js';
 import { monoUs } from './clock.js';
 import { MAX_WORKERS_PER_ROLE, type TesterConfig } from './config.js';
 import { drainIdleMs } from './drain.js';
@@ -45,6 +46,8 @@ export class RunCollector {
   readonly merger: OrderedEventMerger;
   readonly series: SeriesAggregator;
   readonly intervals: EndToEndIntervals;
+  /** Each call kind's per-second percentiles (call-seconds.ts). */
+  readonly callSeconds: Record<CallKind, CallSecondsMerger>;
   /** Every second's counts summed as they come (the live view). */
   readonly liveTotals = zeroCounts();
   /** Queue ids of foreign messages seen. */
@@ -71,6 +74,11 @@ export class RunCollector {
     this.series = new SeriesAggregator(threads);
     this.intervals = new EndToEndIntervals(c.warmupMs, hdrLog);
     this.intervals.receiverThreads(receiverThreads);
+    this.callSeconds = {
+      send: new CallSecondsMerger(threads - receiverThreads),
+      receive: new CallSecondsMerger(receiverThreads),
+      ack: new CallSecondsMerger(receiverThreads),
+    };
   }
 
   progress(w: CollectedWorker, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
@@ -80,6 +88,8 @@ export class RunCollector {
     for (const p of m.seconds) addCounts(this.liveTotals, p);
     this.series.add(w.slot, m.seconds, m.upToSecond);
     this.noteActivity(w, m);
+    for (const e of m.calls) this.callSeconds[e.kind].add(e.second, e.histogram);
+    for (const kind of this.kindsOf(w)) this.callSeconds[kind].reported(w.roleSlot, m.upToSecond);
     for (const { sender, ranges: s } of m.sends) {
       for (let i = 0; i + 2 < s.length; i += 3) {
         this.checker.recordSend(sender, s[i]!, s[i + 1]!, s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain');
@@ -112,10 +122,15 @@ export class RunCollector {
     a.running = m.running;
   }
 
+  private kindsOf(w: CollectedWorker): readonly CallKind[] {
+    return w.role === 'sender' ? ['send'] : ['receive', 'ack'];
+  }
+
   /** Its result came: it holds nothing back any more. */
   finished(w: CollectedWorker): void {
     this.series.finish(w.slot);
     this.markDone(w);
+    for (const kind of this.kindsOf(w)) this.callSeconds[kind].finished(w.roleSlot);
     if (w.role === 'receiver') {
       for (const i of w.indices) this.merger.finish(i);
       this.intervals.finished(w.roleSlot);
@@ -126,6 +141,7 @@ export class RunCollector {
   lost(w: CollectedWorker): void {
     this.series.finish(w.slot);
     this.markDone(w);
+    for (const kind of this.kindsOf(w)) this.callSeconds[kind].finished(w.roleSlot);
     if (w.role === 'receiver') {
       // Its events so far are in; nothing more will come, so the others' are not held back.
       for (const i of w.indices) this.merger.finish(i);
@@ -156,6 +172,7 @@ export class RunCollector {
   releaseAll(): void {
     this.merger.release();
     this.intervals.release(true);
+    for (const m of Object.values(this.callSeconds)) m.release(true);
   }
 
   /** The live view's frame: what the engine knows (phase, clock, drain) with what has come in. */

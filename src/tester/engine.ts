@@ -201,6 +201,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         workers: this.pool.workers,
         series: collector.series.points(),
         secondLatency: collector.intervals.perSecond,
+        callSeconds: Object.fromEntries(Object.entries(collector.callSeconds).map(([k, m]) => [k, m.perSecond])),
         threads: threadCounts(c),
         outageTimeoutMs: this.outageTimeoutMs,
         backlogStuckMs: this.backlogStuckMs,

@@ -1,6 +1,7 @@
 // The messages the main thread and the worker threads exchange. Small, tagged, and plain
 // data (structured clone); typed arrays travel as transferables.
 import type { OpenOptions } from '../backends/index.js';
+import type { CallKind } from './call-seconds.js';
 import type { ServerIdentity, ServerInfo } from '../backends/types.js';
 import type { Target } from '../backends/target.js';
 import type { HistogramName } from './histograms.js';
@@ -155,6 +156,8 @@ export type FromWorker =
       readonly upToSecond: number;
       /** Interval end-to-end histograms (receivers), by second, compressed base64. */
       readonly endToEnd: readonly { readonly second: number; readonly histogram: string }[];
+      /** Interval histograms of each call kind, by second, compressed base64 (call-seconds.ts). */
+      readonly calls: readonly { readonly kind: CallKind; readonly second: number; readonly histogram: string }[];
       /** Senders: what each sender's calls did since the last report. */
       readonly sends: readonly { readonly sender: number; readonly ranges: SendRanges }[];
       /** Receivers: each receiver's events, in its own time order, with its watermark. */

@@ -3,6 +3,7 @@
 // receiver's events. One per thread (or per in-process test); the loops record into it, the
 // thread decides when to report (PROGRESS every so often, RESULT at the end).
 import { monoUs } from './clock.js';
+import { CallSeconds } from './call-seconds.js';
 import { EventBuffer } from './events.js';
 import { ForeignMessages } from './foreign.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, type Histogram, type HistogramName } from './histograms.js';
@@ -65,6 +66,8 @@ export class Recorder {
   readonly histograms = Object.fromEntries(HISTOGRAM_NAMES.map((n) => [n, newWorkerHistogram()])) as Record<HistogramName, Histogram>;
   readonly counter = new SecondCounter();
   readonly endToEndBySecond = new Map<number, Histogram>();
+  /** Each call's latency by second (call-seconds.ts), warm-up included, like endToEndBySecond. */
+  readonly callSeconds = new CallSeconds();
   readonly totals = zeroTotals();
   /** When a receiver of this thread last took a message of this run off the queue (see PROGRESS). */
   lastConsumedUs = 0;
@@ -144,6 +147,7 @@ export class Recorder {
         this.endToEndBySecond.delete(second);
       }
     }
+    const calls = this.callSeconds.take(final ? undefined : current, encodeHistogram);
     const transfer: ArrayBuffer[] = [];
     const sends = this.senders
       .filter((s) => s.ranges.length > 0)
@@ -166,6 +170,7 @@ export class Recorder {
         seconds,
         upToSecond: final ? Number.MAX_SAFE_INTEGER : current,
         endToEnd,
+        calls,
         sends,
         receivers,
         lastConsumedUs: this.lastConsumedUs,

@@ -75,7 +75,8 @@ export interface TesterReport {
   /** Each second; a second in which a --fault fired names it (faults). */
   /** Per second: the counts, the end-to-end percentiles (ms) when messages arrived, the faults started. */
   readonly series: readonly (SeriesPoint & {
-    readonly latency?: { readonly endToEnd: SecondLatency };
+    /** ms, of each second that had any: endToEnd, send, receive, ack. */
+    readonly latency?: Readonly<Record<string, SecondLatency>>;
     readonly faults?: readonly string[];
   })[];
   /** --fault: each time one fired, what it did, and how long writes were impossible after it. */
@@ -150,6 +151,8 @@ export interface ReportInput {
   readonly series: readonly SeriesPoint[];
   /** End-to-end percentiles of each second that had deliveries (intervals.ts). */
   readonly secondLatency?: ReadonlyMap<number, SecondLatency>;
+  /** Each call kind's percentiles by second (call-seconds.ts). */
+  readonly callSeconds?: Readonly<Record<string, ReadonlyMap<number, SecondLatency>>>;
   /** Worker threads each role used. */
   readonly threads: { readonly senders: number; readonly receivers: number };
   readonly outageTimeoutMs: number;
@@ -300,9 +303,15 @@ export function buildReport(x: ReportInput): TesterReport {
     latencyFrom: rated ? 'intended' : 'send-start',
     spectrum: Object.fromEntries(shown.filter((n) => lat[n].count > 0).map((n) => [n, spectrum(merged[n])])),
     series: x.series.map((p) => {
+      const latency: Record<string, SecondLatency> = {};
       const endToEnd = x.secondLatency?.get(p.second);
+      if (endToEnd) latency['endToEnd'] = endToEnd;
+      for (const [kind, bySecond] of Object.entries(x.callSeconds ?? {})) {
+        const s = bySecond.get(p.second);
+        if (s) latency[kind] = s;
+      }
       const faults = faultsAt.get(p.second);
-      return { ...p, ...(endToEnd ? { latency: { endToEnd } } : {}), ...(faults ? { faults } : {}) };
+      return { ...p, ...(Object.keys(latency).length > 0 ? { latency } : {}), ...(faults ? { faults } : {}) };
     }),
     faults: failover.faults,
     writeUnavailable: failover.writeUnavailable,

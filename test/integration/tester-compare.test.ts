@@ -25,16 +25,23 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('smq tester compare', () => {
-  test('a run saved with --json carries per-second end-to-end percentiles in its series', () => {
+  test('a run saved with --json carries per-second percentiles of end-to-end and of each call in its series', () => {
     const doc = JSON.parse(readFileSync(file('a.json'), 'utf8'));
     const withLatency = doc.series.filter((p: { latency?: unknown }) => p.latency);
     expect(withLatency.length).toBeGreaterThanOrEqual(3);
-    for (const p of withLatency) {
-      const { p50, p99, max } = p.latency.endToEnd;
-      expect(p50).toBeGreaterThan(0);
-      expect(p99).toBeGreaterThanOrEqual(p50);
-      expect(max).toBeGreaterThanOrEqual(p99);
+    for (const kind of ['endToEnd', 'send', 'receive', 'ack']) {
+      const seconds = withLatency.filter((p: { latency: Record<string, unknown> }) => p.latency[kind]);
+      expect(seconds.length, kind).toBeGreaterThanOrEqual(3);
+      for (const p of seconds) {
+        const { p50, p99, max } = p.latency[kind];
+        expect(p50).toBeGreaterThan(0);
+        expect(p99).toBeGreaterThanOrEqual(p50);
+        expect(max).toBeGreaterThanOrEqual(p99);
+      }
     }
+    // Every send of the run is in some second's send histogram: the seconds' counts add up.
+    const sendSeconds = withLatency.filter((p: { latency: Record<string, unknown> }) => p.latency['send']).length;
+    expect(sendSeconds).toBeGreaterThanOrEqual(doc.series.filter((p: { sent: number }) => p.sent > 0).length);
   });
 
   test('two runs of the same settings: every histogram side by side, noise estimated, exit 0 at a loose threshold', async () => {

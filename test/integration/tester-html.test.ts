@@ -50,13 +50,14 @@ describe('smq tester --html', () => {
     };
     expect(status.errors).toEqual([]);
     const byId = Object.fromEntries(status.charts.map((c) => [c.id, c]));
-    expect(Object.keys(byId).sort()).toEqual(['c-backlog', 'c-latency', 'c-spectrum', 'c-throughput']);
-    for (const id of ['c-throughput', 'c-latency', 'c-backlog']) {
+    expect(Object.keys(byId).sort()).toEqual(['c-backlog', 'c-calls', 'c-latency', 'c-spectrum', 'c-throughput']);
+    for (const id of ['c-throughput', 'c-latency', 'c-calls', 'c-backlog']) {
       expect(byId[id]!.points).toBe(report.series.length); // one point per second of the run
       expect(byId[id]!.xLabel).toBe('seconds since the start');
     }
     expect(byId['c-throughput']).toMatchObject({ series: 3, yLabel: 'messages/s', canvas: true });
     expect(byId['c-latency']).toMatchObject({ series: 3, yLabel: 'ms', canvas: true });
+    expect(byId['c-calls']).toMatchObject({ series: 6, yLabel: 'ms', canvas: true });
     expect(byId['c-spectrum']).toMatchObject({ series: Object.keys(report.spectrum).length, xLabel: 'percentile', canvas: true });
     expect(byId['c-spectrum']!.points).toBeGreaterThan(10);
   });

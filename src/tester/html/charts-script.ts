@@ -68,6 +68,14 @@ export const CHARTS_SCRIPT = String.raw`
       { label: 'p50', values: e2e('p50') }, { label: 'p99', values: e2e('p99') }, { label: 'max', values: e2e('max') },
     ], { marks: true });
 
+    var call = function (kind, k) { return series.map(function (p) { return p.latency && p.latency[kind] ? p.latency[kind][k] : null; }); };
+    chart('c-calls', 'Call latency per second (p50 dashed, p99 solid)', 'seconds since the start', 'ms', seconds, [
+      { label: 'send p99', values: call('send', 'p99') }, { label: 'receive p99', values: call('receive', 'p99') },
+      { label: 'ack p99', values: call('ack', 'p99') },
+      { label: 'send p50', values: call('send', 'p50'), dash: [4, 4] }, { label: 'receive p50', values: call('receive', 'p50'), dash: [4, 4] },
+      { label: 'ack p50', values: call('ack', 'p50'), dash: [4, 4] },
+    ], { marks: true });
+
     var sent = cumulative(pick('sent')), received = cumulative(pick('received'));
     chart('c-backlog', 'Backlog (sent − received)', 'seconds since the start', 'messages', seconds, [
       { label: 'backlog', values: sent.map(function (s, i) { return s - received[i]; }) },

@@ -64,7 +64,7 @@ export function htmlReport(r: TesterReport): string {
 send ${r.throughput.sendPerSec.toLocaleString('en-US')} msg/s · receive ${r.throughput.receivePerSec.toLocaleString('en-US')} msg/s</div>
 <p class="legend-note">Shaded: warm-up (not in the statistics). Red lines: faults. Orange ticks: seconds with failed calls.</p>
 <h2>Throughput</h2><div id="c-throughput"></div>
-<h2>Latency over time</h2><div id="c-latency"></div>
+<h2>Latency over time</h2><div id="c-latency"></div><div id="c-calls"></div>
 <h2>Latency by percentile</h2><div id="c-spectrum"></div>
 <h2>Backlog</h2><div id="c-backlog"></div>
 ${r.backlog ? `<p>Senders waited for room (--max-backlog ${r.backlog.max}) ${(r.backlog.senderWaitShare * 100).toFixed(0)}% of the time.</p>` : ''}

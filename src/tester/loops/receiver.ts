@@ -62,6 +62,7 @@ async function finishAck(ctx: LoopContext, slot: ReceiverSlot, inFlight: AckInFl
     if (!(await failed(ctx, slot, o.error, o.startUs))) return undefined;
   }
   if (o.startUs >= recorder.warmupEndUs) recordUs(recorder.histograms.ack, o.endUs - o.startUs);
+  recorder.callSeconds.record('ack', recorder.secondOf(o.endUs), o.endUs - o.startUs);
   let acked = 0;
   for (const m of inFlight.ours) {
     const ok = done.has(m.id);
@@ -174,6 +175,7 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     succeeded(slot);
     if (recvStart >= warmupEndUs) recordUs(histograms.receive, recvEnd - recvStart);
     const second = recorder.secondOf(recvEnd);
+    recorder.callSeconds.record('receive', second, recvEnd - recvStart);
     if (messages.length === 0) {
       totals.emptyReceives += 1;
       counter.at(second).emptyReceives += 1;
