@@ -15,7 +15,8 @@ interface CompareArgs extends GlobalArgs {
   readonly maxRegression: string;
 }
 
-function readReport(file: string): ComparableReport {
+/** A report saved by `smq tester --json`: one usage line when it cannot be read or is not one. */
+export function readReport(file: string): ComparableReport {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

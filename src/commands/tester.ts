@@ -26,7 +26,7 @@ import { leaveProcess } from '../output/hangup.js';
 import { toJsonDocument, toJsonLine } from '../output/json.js';
 import { parseDuration, parseMilliseconds } from '../text/duration.js';
 import { plainProgressLine } from '../ui/tester/format.js';
-import { testerCompareCommand } from './tester-compare.js';
+import { readReport, testerCompareCommand } from './tester-compare.js';
 import { loadTesterScreen } from '../ui/ink-caches.js';
 import { CONNECT_TIMEOUT_MS, ioOf, outputFormatOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
 
@@ -51,6 +51,7 @@ export interface TesterArgs extends GlobalArgs {
   readonly outageTimeout: string;
   readonly hdrLog?: string | undefined;
   readonly html?: string | undefined;
+  readonly baseline?: string | undefined;
   readonly maxP99?: string | undefined;
   readonly isolation?: string | undefined;
   readonly dequeue: string;
@@ -201,6 +202,8 @@ export async function runTester(argv: TesterArgs): Promise<number> {
   try {
     const config = testerConfigFrom(argv, target, embedded);
     if (argv.html !== undefined) checkWritable('html', argv.html);
+    if (argv.baseline !== undefined && argv.html === undefined) throw usageError('--baseline draws on the HTML report', 'add --html FILE');
+    const baseline = argv.baseline === undefined ? undefined : readReport(argv.baseline);
     if (embedded) {
       io.stderr.write(
         `smq tester: no --url or --sqlite given: running on an embedded SQLite file in ${escapeControl(tempDir ?? '?')}` +
@@ -259,7 +262,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     else if (json) io.stdout.write(toJsonDocument(report));
     else io.stdout.write(escapeControlKeepNewlines(formatReport(report)));
     if (argv.html !== undefined) {
-      writeFileSync(argv.html, htmlReport(report));
+      writeFileSync(argv.html, htmlReport(report, baseline));
       io.stderr.write(`smq tester: the HTML report is in ${escapeControl(argv.html)}\n`);
     }
     if (config.keep && tempDir) io.stderr.write(`smq tester: kept ${escapeControl(target.kind === 'sqlite' ? target.path : '')}\n`);
@@ -341,6 +344,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         type: 'string',
         requiresArg: true,
         describe: 'also write the report as one self-contained HTML file with charts (opens without a network)',
+      })
+      .option('baseline', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'with --html: an earlier run saved with --json, drawn dashed on the same axes',
       })
       .option('hdr-log', { type: 'string', requiresArg: true, describe: 'write an HdrHistogram log of end-to-end latency to FILE' })
       .option('max-p99', {

@@ -71,6 +71,40 @@ describe('smq tester --html', () => {
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
   });
 
+  test.skipIf(!chromium)('--baseline draws an earlier run dashed on the same axes (needs Debian chromium)', async () => {
+    const saved = join(dir, 'base.json');
+    writeFileSync(saved, JSON.stringify(report));
+    const withBase = join(dir, 'with-base.html');
+    const r = await runCli(['tester', '--messages', '300', '--rate', '200', '--json', '--html', withBase, '--baseline', saved], {
+      timeoutMs: 60_000,
+    });
+    expect(r.code).toBe(0);
+    const dom = browse('--dump-dom', `file://${withBase}`);
+    const status = JSON.parse(
+      /<pre id="smq-status"[^>]*>([^<]*)<\/pre>/
+        .exec(dom)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
+    expect(status.errors).toEqual([]);
+    const byId = Object.fromEntries(status.charts.map((c: { id: string }) => [c.id, c]));
+    expect(byId['c-throughput'].series).toBe(4); // sent, received, acknowledged + the baseline's received
+    expect(byId['c-latency'].series).toBe(4);
+    expect(byId['c-backlog'].series).toBe(2);
+    // The longer run sets the axis: one point per second of it.
+    const seconds = (doc: { series: { second: number }[] }) => Math.max(...doc.series.map((p) => p.second)) + 1;
+    expect(byId['c-throughput'].points).toBe(Math.max(seconds(report as never), seconds(JSON.parse(r.stdout))));
+  });
+
+  test('--baseline without --html, or a baseline that is not a report: one line, exit 2, before the run', async () => {
+    const a = await runCli(['tester', '--messages', '10', '--baseline', html]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/^smq: --baseline draws on the HTML report: add --html FILE/m);
+    const b = await runCli(['tester', '--messages', '10', '--html', join(dir, 'x.html'), '--baseline', html]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/report\.html is not JSON/);
+  });
+
   test('a path that cannot be written is refused before the run: one line, exit 2', async () => {
     const r = await runCli(['tester', '--messages', '10', '--html', '/nonexistent-dir/r.html']);
     expect(r.code).toBe(2);

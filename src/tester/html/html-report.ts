@@ -44,7 +44,8 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: #f6f6f6; padding: 10px; overflow-x: auto; font-size: 12px; }
 `;
 
-export function htmlReport(r: TesterReport): string {
+/** baseline: an earlier run's report (its JSON), drawn dashed on the same axes. */
+export function htmlReport(r: TesterReport, baseline?: unknown): string {
   const counts = r.counts as unknown as Record<string, number>;
   const examples = r.examples as unknown as Record<string, readonly Parameters<typeof refText>[0][]>;
   const classRows = ['ok', ...EXAMPLE_CLASSES]
@@ -62,7 +63,9 @@ export function htmlReport(r: TesterReport): string {
 <h1>smq tester <span class="verdict v-${escapeHtml(r.verdict)}">${escapeHtml(r.verdict)}</span></h1>
 <div>${escapeHtml(r.environment['location'] as string)} · started ${escapeHtml(r.startedAt)} · ${(r.durationMs / 1000).toFixed(1)} s ·
 send ${r.throughput.sendPerSec.toLocaleString('en-US')} msg/s · receive ${r.throughput.receivePerSec.toLocaleString('en-US')} msg/s</div>
-<p class="legend-note">Shaded: warm-up (not in the statistics). Red lines: faults. Orange ticks: seconds with failed calls.</p>
+<p class="legend-note">Shaded: warm-up (not in the statistics). Red lines: faults. Orange ticks: seconds with failed calls.${
+    baseline === undefined ? '' : ' Dashed: the baseline run, second for second from its start.'
+  }</p>
 <h2>Throughput</h2><div id="c-throughput"></div>
 <h2>Latency over time</h2><div id="c-latency"></div><div id="c-calls"></div>
 <h2>Latency by percentile</h2><div id="c-spectrum"></div>
@@ -75,6 +78,7 @@ ${classRows}</table>
 <pre>${escapeHtml(formatReport(r))}</pre>
 <pre id="smq-status" hidden></pre>
 <script type="application/json" id="smq-report">${scriptJson(r)}</script>
+${baseline === undefined ? '' : `<script type="application/json" id="smq-baseline">${scriptJson(baseline)}</script>`}
 <script>${asset('uplot/dist/uPlot.iife.min.js')}</script>
 <script>${CHARTS_SCRIPT}</script>
 </body></html>
