@@ -319,7 +319,9 @@ describe.skipIf(!tmuxAvailable())(
       await client.connect();
       await backend.createQueue(busy);
       await backend.createQueue(calm);
-      [inFlight, ready] = await backend.sendBatch(busy, [{ body: '{"n":1}' }, { body: '{"n":2}' }]);
+      const sent = await backend.sendBatch(busy, [{ body: '{"n":1}' }, { body: '{"n":2}' }]);
+      inFlight = sent[0]!;
+      ready = sent[1]!;
       delayed = await backend.send(busy, { body: '{"n":3}', delaySec: 600 });
       await backend.receive(busy, { qty: 1, vtSec: 600 });
       // The head of `busy` has waited 5 minutes (nothing receives from it during the test).
@@ -379,3 +381,49 @@ describe.skipIf(!tmuxAvailable())(
     });
   },
 );
+
+describe.skipIf(!tmuxAvailable())('sending from top shows the parsed body and asks first (real terminal, real Postgres)', () => {
+  const url = inject('pgUrl');
+  const queue = uniqueQueue('send');
+  let backend: Backend;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    backend = await openBackend({ kind: 'pgmq', url });
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await backend.createQueue(queue);
+  });
+  afterAll(async () => {
+    await backend?.dropQueue(queue).catch(() => undefined);
+    await backend?.close();
+    await client?.end();
+  });
+
+  const bodies = async () => (await client.query(`SELECT message::text AS m FROM pgmq.q_${queue} ORDER BY msg_id`)).rows.map((r) => r.m);
+
+  test('s: the body, what it parsed as and its size, then y sends it, n sends nothing, bad JSON is refused at once', async () => {
+    const t = await topOn(url, queue, { width: 80, height: 24 });
+    t.keys('s');
+    await t.waitFor(`send to ${queue}:`);
+    t.type('{"k": [1, 2]}');
+    t.keys('Enter');
+    await t.waitFor(`Send to ${queue}: {"k": [1, 2]} (JSON object, 1 key, 13 bytes)? [y/N]`);
+    expect(await bodies()).toEqual([]);
+    t.keys('y');
+    await t.waitFor(new RegExp(`sent message \\d+ to ${queue}`));
+    expect(await bodies()).toEqual(['{"k": [1, 2]}']);
+    // Typed in one burst: the question, then n.
+    t.keys('s');
+    await t.waitFor(`send to ${queue}:`);
+    t.type('[3]');
+    t.keys('Enter', 'n');
+    await t.waitFor('cancelled: nothing sent');
+    t.keys('s');
+    await t.waitFor(`send to ${queue}:`);
+    t.type('{"k":');
+    t.keys('Enter');
+    await t.waitFor('nothing sent: the body is not valid JSON (');
+    expect(await bodies()).toEqual(['{"k": [1, 2]}']);
+  });
+});

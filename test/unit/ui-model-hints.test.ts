@@ -6,6 +6,7 @@ import { helpFor } from '../../src/ui/model/keys.js';
 import { availableColumns, sortKeysOf } from '../../src/ui/model/columns.js';
 import type { Capabilities, Message } from '../../src/backends/types.js';
 import { headersWidth, messageColumns } from '../../src/ui/model/messages.js';
+import { previewBody, sendQuestion } from '../../src/ui/model/send-preview.js';
 
 const PGMQ: Capabilities = {
   archive: true,
@@ -94,5 +95,31 @@ describe('the queue view columns', () => {
     expect(headersWidth([m({ k: 'v' })], PGMQ)).toBe(7); // the title's width
     expect(headersWidth([m({ trace: 'abcdefghij' })], PGMQ)).toBe('trace=abcdefghij'.length);
     expect(headersWidth([m({ trace: 'x'.repeat(100) })], PGMQ)).toBe(24);
+  });
+});
+
+describe('send preview', () => {
+  test('JSON where the store keeps JSON: refused before sending when it is not', () => {
+    expect(previewBody('{"a": 1, "b": [1]}', true)).toEqual({
+      ok: true,
+      body: '{"a": 1, "b": [1]}',
+      what: 'JSON object, 2 keys',
+      bytes: 18,
+    });
+    expect(previewBody('  ', true)).toEqual({ ok: false, problem: 'nothing sent: the body was empty' });
+    const bad = previewBody('{"a":', true);
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.problem).toMatch(/^nothing sent: the body is not valid JSON \(.+\); pgmq stores jsonb$/);
+    // Shown as typed: a number JSON.parse would round stays whole.
+    expect(previewBody('{"id": 12345678901234567890}', true)).toMatchObject({ ok: true, body: '{"id": 12345678901234567890}' });
+  });
+
+  test('text where the store keeps text; control characters escaped; the question fits the width', () => {
+    expect(previewBody('hello\u001b[31m', false)).toMatchObject({ ok: true, what: 'text', body: 'hello\\e[31m' });
+    const p = previewBody(JSON.stringify({ long: 'x'.repeat(500) }), true);
+    if (!p.ok) throw new Error('expected a preview');
+    const q = sendQuestion(p, 'orders', 80);
+    expect(q).toMatch(/^Send to orders: \{"long":"x+… \(JSON object, 1 key, 511 bytes\)\?$/);
+    expect(q.length + ' [y/N] '.length).toBeLessThanOrEqual(80);
   });
 });

@@ -280,7 +280,7 @@ describe('actions ask first', () => {
     expect(b.callsOf('purgeQueue')[0]!.args).toEqual(['orders']);
   });
 
-  test('send: a small text input; errors from the backend are shown', async () => {
+  test('send: a small text input, shown parsed and asked about before sending; errors are shown', async () => {
     const b = pgmq();
     await openQueue(b);
     await h!.press('s');
@@ -291,6 +291,10 @@ describe('actions ask first', () => {
     expect(h!.frame()).toContain('{"hello": "world"}');
     await h!.press(KEYS.enter);
     await h!.settle();
+    expect(h!.frame()).toContain('Send to orders: {"hello": "world"} (JSON object, 1 key, 18 bytes)? [y/N]');
+    expect(b.callsOf('send')).toHaveLength(0);
+    await h!.press('y');
+    await h!.settle();
     expect(b.callsOf('send')[0]!.args).toEqual(['orders', { body: '{"hello": "world"}' }]);
     expect(h!.frame()).toContain('sent message 4 to orders');
     expect(ids(h!.frame())).toEqual(['1', '2', '3', '4']);
@@ -299,7 +303,18 @@ describe('actions ask first', () => {
     await h!.paste('not json');
     await h!.press(KEYS.enter);
     await h!.settle();
-    expect(h!.frame()).toContain('send to orders failed: the body is not valid JSON: pgmq stores jsonb');
+    expect(h!.frame()).toContain('nothing sent: the body is not valid JSON (');
+    expect(b.callsOf('send')).toHaveLength(1);
+    // n (or Esc) at the question sends nothing.
+    await h!.press('s');
+    await h!.paste('[1, 2]');
+    await h!.press(KEYS.enter);
+    await h!.settle();
+    expect(h!.frame()).toContain('(JSON array, 2 items, 6 bytes)? [y/N]');
+    await h!.press('n');
+    await h!.settle();
+    expect(h!.frame()).toContain('cancelled: nothing sent');
+    expect(b.callsOf('send')).toHaveLength(1);
   });
 
   test('Esc in a prompt cancels it', async () => {

@@ -1,6 +1,7 @@
 // The prompts of top, one component each: they show the question and hand the answer to
 // their callbacks; what an answer does is useQueueActions' (or TopApp's, for jump and filter).
 import { Confirm, confirmQuestion } from './Confirm.js';
+import { previewBody, sendQuestion } from '../model/send-preview.js';
 import { LineInput } from './LineInput.js';
 import type { KeyRouter } from '../hooks/useKeys.js';
 import type { QueueActions } from '../hooks/useQueueActions.js';
@@ -68,7 +69,7 @@ export function SendPrompt(
     <LineInput
       keys={p.keys}
       label={`send to ${p.queue.label}: `}
-      hint={p.jsonBodies ? 'a JSON body · Enter sends · Esc cancels' : 'Enter sends · Esc cancels'}
+      hint={p.jsonBodies ? 'a JSON body · Enter shows it before sending · Esc cancels' : 'Enter shows it before sending · Esc cancels'}
       onSubmit={p.onSubmit}
       onCancel={p.onCancel}
     />
@@ -83,7 +84,7 @@ export interface ModalPromptProps extends PromptBase {
   readonly filterText: string;
   readonly onFilterChange: (text: string) => void;
   readonly onJump: (text: string) => void;
-  readonly actions: Pick<QueueActions, 'answer' | 'purge' | 'send'>;
+  readonly actions: Pick<QueueActions, 'answer' | 'purge' | 'send' | 'confirmSend'>;
   /** Closes the prompt (before its answer is acted on). */
   readonly close: () => void;
   /** Closes the prompt and says "cancelled". */
@@ -123,6 +124,13 @@ export function ModalPrompt(p: ModalPromptProps) {
     case 'send': {
       const submit = then((body: string) => p.actions.send(modal.queue, body));
       return <SendPrompt keys={keys} queue={modal.queue} jsonBodies={p.jsonBodies} onSubmit={submit} onCancel={p.cancel} />;
+    }
+    case 'sendConfirm': {
+      const preview = previewBody(modal.body, p.jsonBodies);
+      // The prompt refused what it cannot send; a body that got here always previews.
+      if (!preview.ok) return null;
+      const answer = then((yes: boolean) => p.actions.confirmSend(modal.queue, modal.body, yes));
+      return <Confirm keys={keys} question={sendQuestion(preview, modal.queue.label, p.width)} onAnswer={answer} />;
     }
   }
 }

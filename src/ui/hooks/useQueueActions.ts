@@ -5,6 +5,7 @@ import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
 import type { Action } from '../model/keys.js';
 import { counted } from '../model/format.js';
+import { previewBody } from '../model/send-preview.js';
 import { errorText } from '../model/monitor.js';
 import { ACTION_WORDS, type Modal, type NavigationEvent } from '../model/navigation.js';
 import type { QueueRef } from '../model/queue-ref.js';
@@ -33,7 +34,10 @@ export interface QueueActions {
   readonly answer: (modal: Extract<Modal, { kind: 'confirm' }>, yes: boolean) => void;
   /** What was typed at the purge prompt (the queue's name, to go ahead). */
   readonly purge: (queue: QueueRef, typed: string) => void;
+  /** The body typed at the send prompt: refused at once, or shown and asked about. */
   readonly send: (queue: QueueRef, body: string) => void;
+  /** The answer to "Send to orders: {…}?". */
+  readonly confirmSend: (queue: QueueRef, body: string, yes: boolean) => void;
 }
 
 export function useQueueActions(o: QueueActionsOptions): QueueActions {
@@ -102,9 +106,15 @@ export function useQueueActions(o: QueueActionsOptions): QueueActions {
   };
 
   const send: QueueActions['send'] = (q, body) => {
-    if (body.trim() === '') return say('nothing sent: the body was empty', 'error');
+    const preview = previewBody(body, o.capabilities.jsonBodies);
+    if (!preview.ok) return say(preview.problem, 'error');
+    o.navigate({ type: 'openModal', modal: { kind: 'sendConfirm', queue: q, body } });
+  };
+
+  const confirmSend: QueueActions['confirmSend'] = (q, body, yes) => {
+    if (!yes) return say('cancelled: nothing sent');
     void run(`send to ${q.label}`, q, async (b) => `sent message ${await b.send(q.rawName, { body })} to ${q.label}`);
   };
 
-  return { busy, reloadToken, request, answer, purge, send };
+  return { busy, reloadToken, request, answer, purge, send, confirmSend };
 }

@@ -17,7 +17,9 @@ export type Modal =
   | { readonly kind: 'jump' }
   | { readonly kind: 'confirm'; readonly action: MessageAction; readonly queue: QueueRef; readonly id: MessageId }
   | { readonly kind: 'purge'; readonly queue: QueueRef }
-  | { readonly kind: 'send'; readonly queue: QueueRef };
+  | { readonly kind: 'send'; readonly queue: QueueRef }
+  /** The body typed at `send`, shown parsed, asked about before it is sent. */
+  | { readonly kind: 'sendConfirm'; readonly queue: QueueRef; readonly body: string };
 
 export interface Navigation {
   /** Never empty: the list is at the bottom. */
