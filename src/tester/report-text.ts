@@ -163,6 +163,13 @@ export function formatReport(r: TesterReport): string {
     );
   }
   if (r.queue.messagesAfter !== null) out.push(`left in queue ${int(r.queue.messagesAfter)}`);
+  const k = r.calls;
+  if (k.receive > 0) {
+    out.push(
+      `receives    ${int(k.receive)} calls: ${int(k.receiveWithMessages)} returned messages, ${int(k.receiveEmpty)} empty` +
+        (k.receiveFailed > 0 ? `, ${int(k.receiveFailed)} failed` : ''),
+    );
+  }
   if (r.errors.count > 0) {
     out.push(
       `errors      ${int(r.errors.count)} (${int(r.errors.connection)} connection, ${int(r.errors.other)} other)` +

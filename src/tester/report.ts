@@ -20,7 +20,8 @@ import type { SecondLatency } from './intervals.js';
 import type { DatabaseFigures } from './store-figures.js';
 import type { SeriesPoint } from './series.js';
 import { decideVerdict, type Verdict } from './verdict.js';
-import { cpuShare, round2, testerWarnings } from './warnings.js';
+import { callsReport, configReport, peakBacklog, type CallsReport } from './report-parts.js';
+import { cpuShare, pacingWarnings, round2, testerWarnings } from './warnings.js';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
@@ -67,6 +68,10 @@ export interface TesterReport {
   /** foreign: distinct messages without this run's id seen (handed back, never deleted); foreignDeliveries: how often they were received. */
   readonly counts: CheckerCounts & { readonly foreign: number; readonly foreignDeliveries: number; readonly faultDeleted: number };
   readonly throughput: { readonly sendPerSec: number; readonly receivePerSec: number };
+  /** Calls by kind; receives that returned messages apart from empty and failed ones. */
+  readonly calls: CallsReport;
+  /** The largest backlog (sent − received) at the end of a second. */
+  readonly peakBacklog: number;
   readonly latency: LatencyReport;
   /** 'intended': --rate given, latencies count from the intended send time (coordinated-omission corrected). */
   readonly latencyFrom: 'send-start' | 'intended';
@@ -239,6 +244,20 @@ export function buildReport(x: ReportInput): TesterReport {
       receivers: c.receivers,
     }),
   ];
+  const peak = peakBacklog(x.series);
+  const throughput = { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')) };
+  warnings.push(
+    ...pacingWarnings({
+      ratePerSec: c.ratePerSec,
+      maxBacklog: c.maxBacklog,
+      senders: c.senders,
+      receivers: c.receivers,
+      sendPerSec: throughput.sendPerSec,
+      peakBacklog: peak,
+      endToEndP50Ms: lat.endToEnd.count > 0 ? lat.endToEnd.p50 : undefined,
+      callsP50Ms: lat.send.p50 + lat.receive.p50,
+    }),
+  );
   // Errors by kind: from each worker's result, or what a worker that died had reported.
   const errorsOf = (kind: ErrorKind) =>
     x.workers.reduce(
@@ -260,15 +279,7 @@ export function buildReport(x: ReportInput): TesterReport {
     faultDeleted: sum('sender', (t) => t.faultDeleted),
   };
   const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? x.lastError;
-  const callOf = (k: keyof WorkerTotals['calls']) => results.reduce((a, { r }) => a + r.totals.calls[k], 0);
-  const calls = {
-    send: callOf('send'),
-    sendFailed: callOf('sendFailed'),
-    receive: callOf('receive'),
-    receiveFailed: callOf('receiveFailed'),
-    ack: callOf('ack'),
-    ackFailed: callOf('ackFailed'),
-  };
+  const calls = callsReport(results.map(({ r }) => r.totals));
   const outcome = decideVerdict({
     stoppedBecause: x.failure,
     interrupted: x.interrupted,
@@ -292,7 +303,9 @@ export function buildReport(x: ReportInput): TesterReport {
     startedAt: x.startedAt.toISOString(),
     durationMs: Math.round(x.durationMs),
     counts,
-    throughput: { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')) },
+    throughput,
+    calls,
+    peakBacklog: peak,
     latency: {
       endToEnd: lat.endToEnd,
       send: lat.send,
@@ -316,32 +329,7 @@ export function buildReport(x: ReportInput): TesterReport {
     faults: failover.faults,
     writeUnavailable: failover.writeUnavailable,
     servers: failover.servers,
-    config: {
-      senders: c.senders,
-      receivers: c.receivers,
-      // Worker threads actually used by each role (see threadsPerRole).
-      threads: x.threads,
-      messagesPerSender: c.messagesPerSender ?? null,
-      durationMs: c.durationMs ?? null,
-      sizeBytes: c.sizeBytes,
-      batch: c.batch,
-      vtSec: c.vtSec,
-      ratePerSec: c.ratePerSec,
-      maxBacklog: c.maxBacklog ?? null,
-      warmupMs: c.warmupMs,
-      queue: x.queue.name,
-      keep: c.keep,
-      ack: c.ack,
-      drainTimeoutMs: c.drainTimeoutMs,
-      outageTimeoutMs: x.outageTimeoutMs,
-      isolation: c.isolation ?? null,
-      dequeue: c.dequeue,
-      naivePauseMs: c.naivePauseMs ?? 0,
-      maxP99Ms: c.maxP99Ms ?? null,
-      allowForeign: c.allowForeign === true,
-      settleMs: c.settleMs ?? null,
-      faults: (c.faultSpecs ?? []).map((f) => f.text),
-    },
+    config: configReport(c, { threads: x.threads, queue: x.queue.name, outageTimeoutMs: x.outageTimeoutMs }),
     environment: { ...x.environment },
     examples: summary.examples,
     drain: {

@@ -75,3 +75,55 @@ export function testerWarnings(f: WarningFacts): string[] {
   }
   return warnings;
 }
+
+/** Unpaced senders that piled up this many messages make end-to-end latency mostly waiting. */
+export const QUEUEING_BACKLOG = 1000;
+/** End-to-end p50 at least this many times a send and a receive call is mostly waiting. */
+export const QUEUEING_FACTOR = 4;
+/** --rate counts as reached from this share of it on. */
+export const RATE_REACHED_SHARE = 0.9;
+
+export interface PacingFacts {
+  /** --rate (0: none) and --max-backlog. */
+  readonly ratePerSec: number;
+  readonly maxBacklog: number | undefined;
+  readonly senders: number;
+  readonly receivers: number;
+  /** Achieved send throughput after the warm-up (msg/s). */
+  readonly sendPerSec: number;
+  /** The largest backlog (sent − received) at the end of a second. */
+  readonly peakBacklog: number;
+  /** End-to-end p50 (undefined: nothing received), and a send's plus a receive's p50 (ms). */
+  readonly endToEndP50Ms: number | undefined;
+  readonly callsP50Ms: number;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const msText = (n: number) => (n >= 100 ? int(n) : String(round2(n)));
+
+/** What the senders' pace did to the figures: queueing in end-to-end latency, a --rate not reached. */
+export function pacingWarnings(f: PacingFacts): string[] {
+  const out: string[] = [];
+  const unpaced = f.ratePerSec <= 0 && f.maxBacklog === undefined;
+  if (
+    unpaced &&
+    f.senders > 0 &&
+    f.receivers > 0 &&
+    f.peakBacklog >= QUEUEING_BACKLOG &&
+    f.endToEndP50Ms !== undefined &&
+    f.endToEndP50Ms > QUEUEING_FACTOR * f.callsP50Ms
+  ) {
+    out.push(
+      `senders were unpaced and the backlog reached ${int(f.peakBacklog)}: end-to-end latency is mostly time spent waiting in the queue ` +
+        `(p50 ${msText(f.endToEndP50Ms)} ms, of which a send and a receive call take ${msText(f.callsP50Ms)} ms); ` +
+        `use --rate or --max-backlog to measure the queue's own latency`,
+    );
+  }
+  if (f.ratePerSec > 0 && f.senders > 0 && f.sendPerSec < f.ratePerSec * RATE_REACHED_SHARE) {
+    out.push(
+      `--rate was not reached: offered ${int(f.ratePerSec)} msg/s, achieved ${int(f.sendPerSec)} ` +
+        `(the senders could not keep up; see the schedule lag)`,
+    );
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs } from '
 import type { WorkerTotals } from '../../src/tester/protocol.js';
 import { buildReport, type ReportInput, type ReportedWorker } from '../../src/tester/report.js';
 import { formatReport } from '../../src/tester/report-text.js';
-import { cpuShare, LAG_WARN_MS, testerWarnings, type WarningFacts } from '../../src/tester/warnings.js';
+import { cpuShare, LAG_WARN_MS, pacingWarnings, testerWarnings, type PacingFacts, type WarningFacts } from '../../src/tester/warnings.js';
 
 const config: TesterConfig = {
   target: { kind: 'pgmq', url: 'postgres://x@localhost/db' },
@@ -326,5 +326,68 @@ describe('faults, write outages and the servers of a run (failover.ts)', () => {
     expect(r.counts.lost).toBe(0);
     expect(r.verdict).toBe('violations');
     expect(formatReport(r)).toContain('SPLIT BRAIN two primaries (split brain)\n');
+  });
+});
+
+describe('the report explains the load (pacingWarnings, calls, peak backlog)', () => {
+  const unpaced: PacingFacts = {
+    ratePerSec: 0,
+    maxBacklog: undefined,
+    senders: 4,
+    receivers: 4,
+    sendPerSec: 12_000,
+    peakBacklog: 48_000,
+    endToEndP50Ms: 900,
+    callsP50Ms: 3.2,
+  };
+
+  test('unpaced senders and a large backlog: end-to-end latency is mostly waiting in the queue', () => {
+    expect(pacingWarnings(unpaced)).toEqual([
+      'senders were unpaced and the backlog reached 48,000: end-to-end latency is mostly time spent waiting in the queue ' +
+        "(p50 900 ms, of which a send and a receive call take 3.2 ms); use --rate or --max-backlog to measure the queue's own latency",
+    ]);
+    // Paced, a small backlog, or latency the calls explain: nothing to say.
+    expect(pacingWarnings({ ...unpaced, maxBacklog: 1000 })).toEqual([]);
+    expect(pacingWarnings({ ...unpaced, ratePerSec: 20_000, sendPerSec: 19_900 })).toEqual([]);
+    expect(pacingWarnings({ ...unpaced, peakBacklog: 200 })).toEqual([]);
+    expect(pacingWarnings({ ...unpaced, endToEndP50Ms: 5 })).toEqual([]);
+    expect(pacingWarnings({ ...unpaced, endToEndP50Ms: undefined })).toEqual([]);
+  });
+
+  test('--rate not reached: offered and achieved', () => {
+    const rated = { ...unpaced, ratePerSec: 3000, sendPerSec: 1040.4, peakBacklog: 10 };
+    expect(pacingWarnings(rated)).toEqual([
+      '--rate was not reached: offered 3,000 msg/s, achieved 1,040 (the senders could not keep up; see the schedule lag)',
+    ]);
+    expect(pacingWarnings({ ...rated, sendPerSec: 2_950 })).toEqual([]);
+    expect(pacingWarnings({ ...rated, senders: 0 })).toEqual([]);
+  });
+
+  test('calls in the JSON count empty receives apart from those that returned messages; the text says so', () => {
+    const x = cleanRun();
+    const recv = x.workers[1]!;
+    // With the sender's fixture calls (3 sends, 3 receives, 3 acks): 10 receives in all.
+    const calls = { send: 0, sendFailed: 0, receive: 7, receiveFailed: 1, ack: 0, ackFailed: 0 };
+    const receiver: ReportedWorker = {
+      ...recv,
+      result: { ...recv.result!, totals: { ...recv.result!.totals, calls, emptyReceives: 6 } },
+    };
+    const series = [
+      { second: 0, sent: 3, sendFailed: 0, received: 0, acknowledged: 0, emptyReceives: 2, errors: 0 },
+      { second: 1, sent: 0, sendFailed: 0, received: 3, acknowledged: 3, emptyReceives: 4, errors: 0 },
+    ];
+    const r = buildReport({ ...x, workers: [x.workers[0]!, receiver], series });
+    expect(r.calls).toEqual({
+      send: 3,
+      sendFailed: 0,
+      receive: 10,
+      receiveWithMessages: 3,
+      receiveEmpty: 6,
+      receiveFailed: 1,
+      ack: 3,
+      ackFailed: 0,
+    });
+    expect(r.peakBacklog).toBe(3);
+    expect(formatReport(r)).toContain('receives    10 calls: 3 returned messages, 6 empty, 1 failed');
   });
 });

@@ -28,8 +28,9 @@ export const secondsText = (msValue: number) => {
 
 /** '8.3 s of 30 s · 21.7 s left' under --duration, else '8.3 s'. */
 export function timeText(s: ProgressSnapshot): string {
-  const elapsed = secondsText(Math.floor(s.elapsedMs / 100) * 100);
+  const elapsed = `${(Math.floor(s.elapsedMs / 100) / 10).toFixed(1)} s`;
   if (s.durationMs === undefined) return elapsed;
+  if (s.elapsedMs >= s.durationMs || s.phase !== 'sending') return `${elapsed} · --duration ${secondsText(s.durationMs)} over`;
   const left = Math.max(0, s.durationMs - s.elapsedMs);
   return `${elapsed} of ${secondsText(s.durationMs)} · ${secondsText(Math.ceil(left / 100) * 100)} left`;
 }
