@@ -108,6 +108,21 @@ describe.skipIf(!tmuxAvailable())('the footer and the words of smq top (real ter
     await t.waitFor('jump to message id:');
   });
 
+  test('80 x 24: the help of the queue view shows every key, in two columns', async () => {
+    const t = await topOn(url, prefix, { width: 80, height: 24 });
+    t.keys('Enter');
+    await t.waitFor(`${queue} · oldest first`);
+    t.keys('?');
+    const screen = await t.waitFor('Keys (queue view)');
+    for (const key of ['↑/↓ j/k', 'PgUp/PgDn Space', 'g/G Home/End', 'Enter →', 'Esc q ←', '# / i', '+ / -', 'Ctrl-C']) {
+      expect(screen).toContain(key);
+    }
+    // Single-letter keys: the key, two or more spaces, its explanation.
+    for (const key of ['o', 'f', 'd', 'a', 'v', 'P', 's', 'r', '\\?']) {
+      expect(screen).toMatch(new RegExp(`(^|\\s)${key} {2,}\\S`, 'm'));
+    }
+  });
+
   test('one vocabulary (in flight) and plurals: 1 queue, purged 1 message (checked in the database)', async () => {
     const t = await topOn(url, prefix, { width: 120, height: 30 });
     let screen = await t.waitFor(`1 of `);

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { fitHints, keyHints } from '../../src/ui/model/hints.js';
 import { counted } from '../../src/ui/model/format.js';
-import { helpFor } from '../../src/ui/model/keys.js';
+import { helpColumns, helpFor } from '../../src/ui/model/keys.js';
 import { availableColumns, sortKeysOf } from '../../src/ui/model/columns.js';
 import type { Capabilities, Message } from '../../src/backends/types.js';
 import { headersWidth, messageColumns } from '../../src/ui/model/messages.js';
@@ -68,6 +68,15 @@ describe('help', () => {
     });
     const sqlite = sortKeysOf(availableColumns({ ...PGMQ, archive: false, failedState: true, tenants: true }, true)).map((k) => k.key);
     expect(sqlite).toEqual(['E', 'N', 'R', 'I', 'D', 'T', 'O', 'F']);
+  });
+
+  test('help too tall for the screen goes into balanced columns, every key kept', () => {
+    const entries = helpFor('queue', { readOnly: false, archive: true, failedState: false });
+    expect(helpColumns(entries, 100)).toEqual([entries]);
+    const cols = helpColumns(entries, 15);
+    expect(cols.length).toBe(2);
+    expect(cols.flat()).toEqual(entries);
+    expect(Math.abs(cols[0]!.length - cols[1]!.length)).toBeLessThanOrEqual(1);
   });
 
   test('the queue view lists both jump keys', () => {

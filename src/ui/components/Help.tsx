@@ -1,7 +1,7 @@
 // The `?` screen: every key of the current screen, from the same table the keys use.
 import { Box, Text } from 'ink';
 import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import { helpFor, type Screen } from '../model/keys.js';
+import { helpColumns, helpFor, type HelpEntry, type Screen } from '../model/keys.js';
 
 export interface HelpProps {
   readonly screen: Screen;
@@ -10,6 +10,7 @@ export interface HelpProps {
   readonly failedState: boolean;
   readonly sortKeys: readonly { readonly key: string; readonly title: string }[];
   readonly height: number;
+  readonly width: number;
   readonly onClose: () => void;
   readonly keys: KeyRouter;
 }
@@ -23,19 +24,33 @@ export function Help(p: HelpProps) {
     { layer: LAYER_PROMPT },
   );
   const entries = helpFor(p.screen, p);
-  const width = Math.max(...entries.map((e) => e.keys.length));
+  const columns = helpColumns(entries, p.height - 2);
+  const columnWidth = Math.floor(p.width / columns.length);
   return (
     <Box flexDirection="column" height={p.height}>
       <Text bold>{`Keys (${p.screen === 'list' ? 'queue list' : p.screen === 'queue' ? 'queue view' : 'message'})${
         p.readOnly ? ' · read-only: actions are off' : ''
       }`}</Text>
-      {entries.slice(0, Math.max(0, p.height - 2)).map((e) => (
+      <Box flexDirection="row">
+        {columns.map((column, i) => (
+          <HelpColumn key={i} entries={column} width={columnWidth} />
+        ))}
+      </Box>
+      <Text dimColor>Esc or ? closes this help</Text>
+    </Box>
+  );
+}
+
+function HelpColumn({ entries, width }: { entries: readonly HelpEntry[]; width: number }) {
+  const keysWidth = Math.max(...entries.map((e) => e.keys.length));
+  return (
+    <Box flexDirection="column" width={width} paddingRight={2}>
+      {entries.map((e) => (
         <Text key={e.keys} wrap="truncate-end">
-          <Text color="cyan">{e.keys.padEnd(width)}</Text>
+          <Text color="cyan">{e.keys.padEnd(keysWidth)}</Text>
           {`  ${e.what}`}
         </Text>
       ))}
-      <Text dimColor>Esc or ? closes this help</Text>
     </Box>
   );
 }

@@ -182,7 +182,7 @@ export function TopApp(props: TopAppProps) {
       failedState: caps.failedState,
       sortKeys: sortKeysOf(list.visibleColumnIds),
     };
-    body = <Help keys={keyRouter} {...helpProps} height={bodyHeight} onClose={close} />;
+    body = <Help keys={keyRouter} {...helpProps} height={bodyHeight} width={size.columns} onClose={close} />;
   } else if (top.kind === 'list') {
     body = (
       <ListScreen

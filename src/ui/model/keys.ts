@@ -108,7 +108,7 @@ export function helpFor(
 ): HelpEntry[] {
   const nav: HelpEntry[] = [
     { keys: '↑/↓ j/k', what: 'move' },
-    { keys: 'PgUp/PgDn', what: screen === 'queue' ? 'previous / next page' : 'page up / down' },
+    screen === 'list' ? { keys: 'PgUp/PgDn', what: 'page up / down' } : { keys: 'PgUp/PgDn Space', what: 'previous / next page' },
     { keys: 'g/G Home/End', what: 'first / last' },
   ];
   const general: HelpEntry[] = [
@@ -145,8 +145,8 @@ export function helpFor(
   if (screen === 'queue') {
     return [
       ...nav,
-      { keys: 'Enter', what: 'open the message' },
-      { keys: 'Esc / q', what: 'back to the queue list' },
+      { keys: 'Enter →', what: 'open the message' },
+      { keys: 'Esc q ←', what: 'back to the queue list' },
       { keys: 'o', what: 'oldest / newest first' },
       { keys: 'f', what: `filter by state (all, ready, in flight, delayed${opts.failedState ? ', failed' : ''})` },
       { keys: '# / i', what: 'jump to a message id' },
@@ -168,4 +168,17 @@ export function helpFor(
 function sortKeyHelp(keys: readonly { readonly key: string; readonly title: string }[]): HelpEntry[] {
   if (keys.length === 0) return [];
   return [{ keys: keys.map((k) => k.key).join(' '), what: `sort by ${keys.map((k) => k.title.toLowerCase()).join(', ')}` }];
+}
+
+/**
+ * The help's entries in columns of at most `rows` lines: one column when they fit, else
+ * as many as it takes (every key stays on screen; long explanations are cut instead).
+ */
+export function helpColumns(entries: readonly HelpEntry[], rows: number): HelpEntry[][] {
+  const count = Math.ceil(entries.length / Math.max(1, rows));
+  // Balanced: 17 entries in 15 lines are two columns of 9 and 8, not 15 and 2.
+  const perColumn = Math.max(1, Math.ceil(entries.length / Math.max(1, count)));
+  const columns: HelpEntry[][] = [];
+  for (let i = 0; i < entries.length; i += perColumn) columns.push(entries.slice(i, i + perColumn));
+  return columns;
 }
