@@ -43,5 +43,6 @@ export async function installPgmq(url: string | undefined, options: InstallOptio
 }
 
 export { redactSecrets } from './secrets.js';
+export { LACKS, lacking, need, type Feature } from './features.js';
 export type { Backend } from './types.js';
 export * from './types.js';

@@ -4,6 +4,7 @@ import type { GlobalArgs } from './context.js';
 import { createCommand } from './create.js';
 import { deleteCommand } from './delete.js';
 import { dropCommand } from './drop.js';
+import { groupsCommand } from './groups.js';
 import { initCommand } from './init.js';
 import { peekCommand } from './peek.js';
 import { purgeCommand } from './purge.js';
@@ -23,6 +24,7 @@ export const commands: CommandModule<GlobalArgs, any>[] = [
   receiveCommand,
   deleteCommand,
   peekCommand,
+  groupsCommand,
   initCommand,
   topCommand,
   testerCommand,

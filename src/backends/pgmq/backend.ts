@@ -10,6 +10,8 @@ import type {
   CountBeforeOptions,
   ConnectionBudget,
   CreateQueueOptions,
+  GroupedRead,
+  GroupStats,
   HealthInfo,
   ListQueuesOptions,
   Message,
@@ -23,6 +25,8 @@ import type {
   ServerIdentity,
   ServerInfo,
   StoreActivity,
+  TopicBinding,
+  TopicDelivery,
 } from '../types.js';
 import { pgmqCapabilities, type FeatureProbe } from './capabilities.js';
 import { resolveClientConfig } from './client-config.js';
@@ -31,6 +35,7 @@ import { Connector, showHost } from './connector.js';
 import * as identity from './identity.js';
 import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
+import * as features from './features.js';
 import * as messages from './messages.js';
 import * as queues from './queues.js';
 import * as server from './server.js';
@@ -240,6 +245,34 @@ export class PgmqBackend implements Backend {
 
   countBefore(queue: string, options: CountBeforeOptions): Promise<number> {
     return messages.countBefore(this.s, queue, options);
+  }
+
+  receiveGrouped(queue: string, mode: GroupedRead, options: Pick<ReceiveOptions, 'qty' | 'vtSec'>): Promise<Message[]> {
+    return features.receiveGrouped(this.s, this.capabilities, queue, mode, options);
+  }
+
+  groups(queue: string): Promise<GroupStats[]> {
+    return features.groups(this.s, this.capabilities, queue);
+  }
+
+  sendTopic(routingKey: string, list: readonly SendInput[]): Promise<TopicDelivery[]> {
+    return features.sendTopic(this.s, this.capabilities, routingKey, list);
+  }
+
+  topicBindings(): Promise<TopicBinding[]> {
+    return features.topicBindings(this.s, this.capabilities);
+  }
+
+  bindTopic(pattern: string, queue: string): Promise<boolean> {
+    return features.bindTopic(this.s, this.capabilities, pattern, queue);
+  }
+
+  unbindTopic(pattern: string, queue: string): Promise<boolean> {
+    return features.unbindTopic(this.s, this.capabilities, pattern, queue);
+  }
+
+  setNotifyInsert(queue: string, throttleMs: number | null): Promise<void> {
+    return features.setNotifyInsert(this.s, this.capabilities, queue, throttleMs);
   }
 
   health(): Promise<HealthInfo> {

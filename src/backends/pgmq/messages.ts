@@ -20,7 +20,7 @@ import { firstRefusedBody, runSendStatements, sendStatements, serverIsUtf8 } fro
 import type { PgmqSession } from './session.js';
 import * as sql from './sql.js';
 
-interface MessageRow {
+export interface MessageRow {
   msg_id: string;
   read_ct: number;
   enqueued_at: Date | null;
@@ -31,7 +31,7 @@ interface MessageRow {
   state?: MessageState;
 }
 
-function toMessage(row: MessageRow, state?: MessageState): Message {
+export function toMessage(row: MessageRow, state?: MessageState): Message {
   return {
     id: BigInt(row.msg_id),
     state: state ?? row.state ?? (row.vt.getTime() <= Date.now() ? 'ready' : row.read_ct > 0 ? 'inflight' : 'delayed'),

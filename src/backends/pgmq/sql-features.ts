@@ -1,0 +1,78 @@
+// SQL of pgmq 1.9–1.13's features (features.ts): grouped reads, a queue's groups, topics and
+// insert notifications. Every value is bound; table names come from queueTableQuery.
+import { messageColumns, type Columns, type Query } from './sql.js';
+import type { GroupedRead } from '../types.js';
+
+const GROUPED_FUNCTION: Record<GroupedRead, string> = {
+  grouped: 'pgmq.read_grouped',
+  'grouped-rr': 'pgmq.read_grouped_rr',
+  'grouped-head': 'pgmq.read_grouped_head',
+};
+
+export function readGroupedQuery(mode: GroupedRead, queue: string, vtSec: number, qty: number, cols: Columns): Query {
+  // The mode picks a fixed function name; anything else is refused by the caller first.
+  return {
+    text: `SELECT ${messageColumns(cols, 'r')} FROM ${GROUPED_FUNCTION[mode]}($1::text, $2::integer, $3::integer) r`,
+    values: [queue, vtSec, qty],
+  };
+}
+
+/**
+ * One row per group of a queue (the x-pgmq-group header as text, as pgmq groups; NULL: the
+ * messages without it), oldest head first, with the head message's state and read count.
+ * One scan of the queue table and a look-up of each head by id.
+ */
+export function groupsQuery(rel: string): Query {
+  return {
+    text: `SELECT g.grp, g.ready, g.inflight, g.delayed, h.msg_id::text AS head_id, h.read_ct AS head_read_ct,
+       CASE WHEN h.vt <= now() THEN 'ready' WHEN h.read_ct > 0 THEN 'inflight' ELSE 'delayed' END AS head_state
+FROM (SELECT headers->>'x-pgmq-group' AS grp,
+             count(*) FILTER (WHERE vt <= now()) AS ready,
+             count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
+             count(*) FILTER (WHERE vt > now() AND read_ct = 0) AS delayed,
+             min(msg_id) AS head
+      FROM ${rel} GROUP BY 1) g
+JOIN ${rel} h ON h.msg_id = g.head
+ORDER BY g.head`,
+    values: [],
+  };
+}
+
+/** Many messages to a routing key, one delay: (queue_name, msg_id) per message per queue reached. */
+export function sendBatchTopicQuery(
+  routingKey: string,
+  bodies: readonly string[],
+  headers: readonly (string | null)[],
+  delaySec: number,
+): Query {
+  return {
+    text: 'SELECT queue_name::text, msg_id::text FROM pgmq.send_batch_topic($1::text, $2::jsonb[], $3::jsonb[], $4::integer)',
+    values: [routingKey, bodies, headers, delaySec],
+  };
+}
+
+export const TOPIC_BINDINGS: Query = {
+  text: 'SELECT pattern, queue_name, bound_at FROM pgmq.list_topic_bindings() ORDER BY pattern, queue_name',
+  values: [],
+};
+
+/** Binds (idempotent); `had`: the binding existed before (the statement's snapshot predates the insert). */
+export function bindTopicQuery(pattern: string, queue: string): Query {
+  return {
+    text: `SELECT EXISTS (SELECT 1 FROM pgmq.topic_bindings b WHERE b.pattern = $1::text AND lower(b.queue_name) = lower($2::text)) AS had,
+       pgmq.bind_topic($1::text, $2::text)::text AS done`,
+    values: [pattern, queue],
+  };
+}
+
+export function unbindTopicQuery(pattern: string, queue: string): Query {
+  return { text: 'SELECT pgmq.unbind_topic($1::text, $2::text) AS removed', values: [pattern, queue] };
+}
+
+export function enableNotifyQuery(queue: string, throttleMs: number): Query {
+  return { text: 'SELECT pgmq.enable_notify_insert($1::text, $2::integer)::text AS done', values: [queue, throttleMs] };
+}
+
+export function disableNotifyQuery(queue: string): Query {
+  return { text: 'SELECT pgmq.disable_notify_insert($1::text)::text AS done', values: [queue] };
+}
