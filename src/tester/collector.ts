@@ -25,17 +25,21 @@ export interface CollectedWorker {
   readonly roleSlot: number;
 }
 
-/** A worker thread's recent activity, for the live view's per-worker rates. */
-interface Activity {
-  readonly w: CollectedWorker;
-  /** Messages sent (sender) or received (receiver) by second, the last few. */
-  readonly bySecond: Map<number, number>;
-  /** Every second before this one is reported. */
-  upTo: number;
+/** A worker thread as the live view follows it: its last report, its running totals. */
+interface ThreadActivity {
   /** µs, monotonic: its last report. */
   lastUs: number;
   done: boolean;
   running: RunningTotals;
+}
+
+/** A sender's (receiver's) messages by wall-clock second (monotonic), the last few. */
+interface IndexActivity {
+  readonly role: WorkerRole;
+  readonly index: number;
+  readonly slot: number;
+  readonly firstSecond: number;
+  readonly bySecond: Map<number, number>;
 }
 
 /** Foreign ids kept at most (bounded like the workers' sets). */
@@ -56,7 +60,8 @@ export class RunCollector {
   lastDeliveryUs = 0;
   /** µs, monotonic: the last successful acknowledgement (0: none); see settle.ts. */
   lastAckUs = 0;
-  private readonly activity = new Map<number, Activity>();
+  private readonly threads = new Map<number, ThreadActivity>();
+  private readonly indices = new Map<string, IndexActivity>();
 
   /** threads: all worker threads, receiverThreads: those of receivers. */
   constructor(
@@ -107,19 +112,25 @@ export class RunCollector {
   }
 
   private noteActivity(w: CollectedWorker, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
-    let a = this.activity.get(w.slot);
-    if (!a) {
-      a = { w, bySecond: new Map(), upTo: 0, lastUs: 0, done: false, running: m.running };
-      this.activity.set(w.slot, a);
+    const now = monoUs();
+    const second = Math.floor(now / 1e6);
+    const t = this.threads.get(w.slot);
+    if (t) {
+      t.lastUs = now;
+      t.running = m.running;
+    } else {
+      this.threads.set(w.slot, { lastUs: now, done: false, running: m.running });
     }
-    for (const p of m.seconds) {
-      const n = w.role === 'sender' ? p.sent : p.received;
-      a.bySecond.set(p.second, (a.bySecond.get(p.second) ?? 0) + n);
+    for (const { index, count } of m.moved) {
+      const key = `${w.role}:${index}`;
+      let a = this.indices.get(key);
+      if (!a) {
+        a = { role: w.role, index, slot: w.slot, firstSecond: second, bySecond: new Map() };
+        this.indices.set(key, a);
+      }
+      a.bySecond.set(second, (a.bySecond.get(second) ?? 0) + count);
+      for (const s of a.bySecond.keys()) if (s < second - RATE_SECONDS - 1) a.bySecond.delete(s);
     }
-    a.upTo = Math.max(a.upTo, m.upToSecond);
-    for (const s of a.bySecond.keys()) if (s < a.upTo - RATE_SECONDS - 1) a.bySecond.delete(s);
-    a.lastUs = monoUs();
-    a.running = m.running;
   }
 
   private kindsOf(w: CollectedWorker): readonly CallKind[] {
@@ -152,20 +163,22 @@ export class RunCollector {
   }
 
   private markDone(w: CollectedWorker): void {
-    const a = this.activity.get(w.slot);
-    if (a) a.done = true;
+    const t = this.threads.get(w.slot);
+    if (t) t.done = true;
   }
 
-  /** Running workers' rates over their last complete seconds (live-facts.ts). */
+  /** Each running sender's and receiver's rate over the last complete seconds (live-facts.ts). */
   private rates(nowUs: number): WorkerRate[] {
-    const running = [...this.activity.values()].filter((a) => !a.done);
-    return workerRates(
-      running.map((a) => {
-        const recent: number[] = [];
-        for (let s = Math.max(0, a.upTo - RATE_SECONDS); s < a.upTo; s++) recent.push(a.bySecond.get(s) ?? 0);
-        return { role: a.w.role, indices: a.w.indices, recent, silentMs: (nowUs - a.lastUs) / 1000 };
-      }),
-    );
+    const current = Math.floor(nowUs / 1e6);
+    const out = [];
+    for (const a of this.indices.values()) {
+      const t = this.threads.get(a.slot);
+      if (!t || t.done) continue;
+      const recent: number[] = [];
+      for (let s = Math.max(a.firstSecond + 1, current - RATE_SECONDS); s < current; s++) recent.push(a.bySecond.get(s) ?? 0);
+      out.push({ role: a.role, indices: [a.index], recent, silentMs: (nowUs - t.lastUs) / 1000 });
+    }
+    return workerRates(out);
   }
 
   /** Every worker is done: whatever is held back goes in. */
@@ -188,7 +201,7 @@ export class RunCollector {
     let connection = 0;
     let other = 0;
     let waitMs = 0;
-    for (const a of this.activity.values()) {
+    for (const a of this.threads.values()) {
       connection += a.running.connectionErrors;
       other += a.running.otherErrors;
       waitMs += a.running.backlogWaitMs;

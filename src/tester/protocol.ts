@@ -167,6 +167,8 @@ export type FromWorker =
       /** Receivers: queue ids of messages without this run's id, first seen since the last report. */
       readonly foreignIds: readonly string[];
       readonly lagP99Ms: number;
+      /** Each sender (receiver) of the thread: messages sent (received) since the last report. */
+      readonly moved: readonly { readonly index: number; readonly count: number }[];
       /** This thread's running totals so far (the live view's errors by kind and backlog waits). */
       readonly running: RunningTotals;
     }

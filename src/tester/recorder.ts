@@ -37,6 +37,8 @@ const zeroTotals = () => ({
 /** One sender's calls since the last report, as run-length ranges (protocol.ts SendRanges). */
 export class SenderRecord {
   ranges: number[] = [];
+  /** Messages sent since the last report (the live view's per-sender rate). */
+  moved = 0;
 
   constructor(readonly index: number) {}
 
@@ -58,6 +60,8 @@ export class ReceiverRecord {
   malformed: string[] = [];
   /** Start of its receive call in progress: the watermark (no later event can be keyed earlier). */
   receiveSince: number | undefined = undefined;
+  /** This run's messages received since the last report (the live view's per-receiver rate). */
+  moved = 0;
 
   constructor(readonly index: number) {}
 }
@@ -148,6 +152,11 @@ export class Recorder {
       }
     }
     const calls = this.callSeconds.take(final ? undefined : current, encodeHistogram);
+    const moved = [...this.senders, ...this.receivers].map((r) => {
+      const count = r.moved;
+      r.moved = 0;
+      return { index: r.index, count };
+    });
     const transfer: ArrayBuffer[] = [];
     const sends = this.senders
       .filter((s) => s.ranges.length > 0)
@@ -176,6 +185,7 @@ export class Recorder {
         lastConsumedUs: this.lastConsumedUs,
         foreignIds: this.foreign.takeNewIds(),
         lagP99Ms,
+        moved,
         running: {
           connectionErrors: this.totals.connectionErrors,
           otherErrors: this.totals.otherErrors,

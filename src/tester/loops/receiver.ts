@@ -223,6 +223,7 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
       if (recvStart >= warmupEndUs) measured += 1;
     }
     counter.at(second).received += messages.length - foreignHere;
+    record.moved += messages.length - foreignHere;
     gate?.release(messages.length - foreignHere, true);
     if (ackIds.length === 0) {
       // Only foreign messages: back off as after an empty receive, not to spin on them.

@@ -89,6 +89,7 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       totals.sent += n;
       ctx.onMessages(totals.sent);
       counter.at(recorder.secondOf(endUs)).sent += n;
+      record.moved += n;
       recorder.callSeconds.record('send', recorder.secondOf(endUs), endUs - (intendedUs ?? startUs));
       record.range(seq, n, SEND_ACKED);
       if (startUs >= warmupEndUs) {
