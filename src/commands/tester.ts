@@ -206,7 +206,8 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     const baseline = argv.baseline === undefined ? undefined : readReport(argv.baseline);
     if (embedded) {
       io.stderr.write(
-        `smq tester: no --url or --sqlite given: running on an embedded SQLite file in ${escapeControl(tempDir ?? '?')}` +
+        // Two lines, so that an 80-column terminal does not cut the folder's name.
+        `smq tester: no --url or --sqlite given, so the run uses an\n  embedded SQLite file in ${escapeControl(tempDir ?? '?')}` +
           `${config.keep ? ' (kept)' : ' (removed afterwards)'}\n`,
       );
     }

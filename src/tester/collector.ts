@@ -206,7 +206,6 @@ export class RunCollector {
       other += a.running.otherErrors;
       waitMs += a.running.backlogWaitMs;
     }
-    const t = this.liveTotals;
     return {
       elapsedMs: x.elapsedMs,
       phase: x.phase,
@@ -226,7 +225,11 @@ export class RunCollector {
       violationsSoFar: this.checker.violationsSoFar,
       lastError: x.lastError,
       backlog: {
-        count: Math.max(0, t.sent - t.received),
+        // Over complete seconds (every worker reported them): a sender's late report is no dip.
+        count: Math.max(
+          0,
+          series.reduce((a, p) => a + p.sent - p.received, 0),
+        ),
         trend: backlogTrend(series),
         max: c.maxBacklog,
         senderWaitShare:

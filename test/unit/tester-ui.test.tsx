@@ -81,6 +81,8 @@ describe('tester progress text', () => {
       'receiver 1 lags: 0/s, the other receivers 1,200/s',
       'receiver 2 lags: no report for 3.4 s (blocked?)',
     ]);
+    const stalled = { ...s, workers: s.workers.map((w) => ({ ...w, silentMs: w.silentMs + 3_000, lagging: true })) };
+    expect(laggingLines(stalled)).toEqual(['no sender or receiver reported for 3 s: all blocked (store locked?)']);
     expect(errorsText(s)).toBe('errors 12 (10 connection, 2 other) · failed sends 3');
     expect(messagesLeftText(snapshot)).toBe('500 left');
     expect(timeText({ ...s, elapsedMs: 31_050, phase: 'draining' })).toBe('31.0 s · --duration 30 s over');

@@ -51,7 +51,7 @@ export function TesterProgress({ snapshot: s, title }: { snapshot: ProgressSnaps
         <Text>sent {count(s.totals.sent)}</Text>
       )}
       <Text>
-        send {count(s.sendRate).padStart(9)}/s <Text color="cyan">{sparkline(sent, SPARK_WIDTH)}</Text>
+        send{'   '} {count(s.sendRate).padStart(9)}/s <Text color="cyan">{sparkline(sent, SPARK_WIDTH)}</Text>
       </Text>
       <Text>
         receive {count(s.receiveRate).padStart(9)}/s <Text color="green">{sparkline(received, SPARK_WIDTH)}</Text>

@@ -50,6 +50,11 @@ const workerText = (w: WorkerRate) => `${w.role} ${w.indices.join(',')}`;
 /** The lagging workers, one line each: 'receiver 2 lags: 0/s, the other receivers 1,200/s'. */
 export function laggingLines(s: ProgressSnapshot, most = 3): string[] {
   const lagging = s.workers.filter((w) => w.lagging);
+  // Every one silent: the store (a locked SQLite file), not a worker, holds them all.
+  if (s.workers.length > 1 && s.workers.every((w) => w.silentMs >= 2000)) {
+    const since = Math.min(...s.workers.map((w) => w.silentMs));
+    return [`no sender or receiver reported for ${secondsText(Math.floor(since / 100) * 100)}: all blocked (store locked?)`];
+  }
   const lines = lagging.slice(0, most).map((w) => {
     if (w.silentMs >= 2000) return `${workerText(w)} lags: no report for ${secondsText(Math.floor(w.silentMs / 100) * 100)} (blocked?)`;
     const others = w.othersPerSec === undefined ? '' : `, the other ${w.role}s ${count(w.othersPerSec)}/s`;
@@ -89,7 +94,7 @@ export function drainText(s: ProgressSnapshot): string {
 /** One line per second when stderr is not a terminal. */
 export function plainProgressLine(s: ProgressSnapshot): string {
   const parts = [
-    `[${timeText(s)}]`,
+    `[${seconds(s.elapsedMs)}]`,
     s.phase + (s.interrupted ? ' (interrupted)' : ''),
     `sent ${count(s.totals.sent)}${s.totalToSend !== undefined ? `/${count(s.totalToSend)}` : ''}`,
     `received ${count(s.totals.received)}`,
@@ -98,6 +103,9 @@ export function plainProgressLine(s: ProgressSnapshot): string {
     latencyText(s),
     backlogText(s),
   ];
+  if (s.durationMs !== undefined && s.phase === 'sending') {
+    parts.splice(1, 0, `${secondsText(Math.ceil(Math.max(0, s.durationMs - s.elapsedMs) / 100) * 100)} left`);
+  }
   if (s.totals.errors > 0 || s.totals.sendFailed > 0) parts.push(errorsText(s));
   for (const l of laggingLines(s)) parts.push(l);
   if (s.violationsSoFar > 0) parts.push(`violations so far ${count(s.violationsSoFar)}`);
