@@ -5,7 +5,6 @@ import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { redactSecrets, secretsFor, type Target } from '../backends/target.js';
 import { ExitCode, SmqError, usageError } from '../errors.js';
 import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
 import {
@@ -14,134 +13,19 @@ import {
   formatReport,
   htmlReport,
   ISOLATIONS,
-  parseFaultSpec,
   TesterRun,
-  validateConfig,
-  type Faults,
   type FaultRecord,
-  type TesterConfig,
   type TesterReport,
 } from '../tester/index.js';
 import { leaveProcess } from '../output/hangup.js';
 import { toJsonDocument, toJsonLine } from '../output/json.js';
-import { parseDuration, parseMilliseconds } from '../text/duration.js';
 import { plainProgressLine } from '../ui/tester/format.js';
 import { readReport, testerCompareCommand } from './tester-compare.js';
+import { testerConfigFrom, type TesterArgs } from './tester-config.js';
+
+export type { TesterArgs } from './tester-config.js';
 import { loadTesterScreen } from '../ui/ink-caches.js';
-import { CONNECT_TIMEOUT_MS, ioOf, outputFormatOf, prepareTarget, setExitCode, targetOf, tenantOf, type GlobalArgs } from './context.js';
-
-export interface TesterArgs extends GlobalArgs {
-  readonly senders: number;
-  readonly receivers: number;
-  readonly messages?: number | undefined;
-  readonly duration?: string | undefined;
-  readonly size: number;
-  readonly batch: number;
-  readonly vt: string;
-  readonly rate: number;
-  readonly maxBacklog?: number | undefined;
-  readonly warmup: string;
-  readonly queue?: string | undefined;
-  readonly keep?: boolean | undefined;
-  readonly ack: string;
-  readonly drainTimeout: string;
-  readonly settle?: string | undefined;
-  readonly allowForeign?: boolean | undefined;
-  readonly runId?: string | undefined;
-  readonly outageTimeout: string;
-  readonly hdrLog?: string | undefined;
-  readonly html?: string | undefined;
-  readonly baseline?: string | undefined;
-  readonly maxP99?: string | undefined;
-  readonly isolation?: string | undefined;
-  readonly dequeue: string;
-  readonly naivePauseMs?: string | undefined;
-  readonly threads?: number | undefined;
-  readonly fault?: string | string[] | undefined;
-}
-
-/** Test hooks, never documented in --help: SMQ_TESTER_FAULTS (JSON) and SMQ_TESTER_RUN_ID (as --run-id). */
-function faultsFrom(env: NodeJS.ProcessEnv): Faults | undefined {
-  const raw = env['SMQ_TESTER_FAULTS'];
-  if (!raw) return undefined;
-  try {
-    return JSON.parse(raw) as Faults;
-  } catch {
-    throw usageError('SMQ_TESTER_FAULTS is not valid JSON');
-  }
-}
-
-/**
- * --fault, each parsed; a command or its output may hold the connection's password, so the
- * report shows the spec (and the command) with it scrubbed, and scrubs the output too.
- */
-function faultsOf(argv: TesterArgs, env: NodeJS.ProcessEnv): Pick<TesterConfig, 'faultSpecs' | 'secrets'> {
-  if (argv.fault === undefined) return {};
-  const secrets = secretsFor(argv.url === undefined ? [] : ['--url', String(argv.url)], env);
-  const faultSpecs = [argv.fault].flat().map((f) => {
-    const spec = parseFaultSpec(String(f));
-    return { ...spec, text: redactSecrets(spec.text, secrets) };
-  });
-  return { faultSpecs, secrets };
-}
-
-const num = (name: string, v: unknown): number => {
-  if (typeof v !== 'number' || Number.isNaN(v)) {
-    // yargs turns a word given to a number option into NaN: the word itself is gone.
-    throw usageError(
-      typeof v === 'number' || v === undefined ? `--${name} must be a number` : `--${name} must be a number, not ${JSON.stringify(v)}`,
-    );
-  }
-  return v;
-};
-
-/** The command line as a TesterConfig (without the target); usage errors name the flag. */
-export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boolean): TesterConfig {
-  if (argv.messages !== undefined && argv.duration !== undefined) {
-    throw usageError('--messages and --duration both given', 'a run is either a number of messages per sender or a time');
-  }
-  const senders = num('senders', argv.senders);
-  const hasAmount = argv.messages !== undefined || argv.duration !== undefined;
-  const env = ioOf(argv).env;
-  const isolation = argv.isolation as TesterConfig['isolation'];
-  const config: TesterConfig = {
-    target,
-    createSqlite: embedded,
-    tenant: target.kind === 'sqlite' ? tenantOf(argv, target) : undefined,
-    connectTimeoutMs: CONNECT_TIMEOUT_MS,
-    senders,
-    receivers: num('receivers', argv.receivers),
-    threads: argv.threads === undefined ? undefined : num('threads', argv.threads),
-    // Neither given: a short default run, so `npx smq tester` shows something at once.
-    messagesPerSender: argv.messages !== undefined ? num('messages', argv.messages) : hasAmount || senders === 0 ? undefined : 1000,
-    durationMs: argv.duration !== undefined ? parseMilliseconds('duration', argv.duration) : undefined,
-    sizeBytes: num('size', argv.size),
-    batch: num('batch', argv.batch),
-    vtSec: parseDuration('vt', argv.vt, { unit: 's' }),
-    ratePerSec: num('rate', argv.rate),
-    maxBacklog: argv.maxBacklog === undefined ? undefined : num('max-backlog', argv.maxBacklog),
-    warmupMs: parseMilliseconds('warmup', argv.warmup),
-    queue: argv.queue,
-    keep: argv.keep === true,
-    ack: argv.ack as TesterConfig['ack'],
-    drainTimeoutMs: parseMilliseconds('drain-timeout', argv.drainTimeout),
-    settleMs: argv.settle === undefined ? undefined : parseMilliseconds('settle', argv.settle),
-    allowForeign: argv.allowForeign === true,
-    outageTimeoutMs: parseMilliseconds('outage-timeout', argv.outageTimeout),
-    isolation,
-    dequeue: argv.dequeue as TesterConfig['dequeue'],
-    ...(argv.naivePauseMs !== undefined ? { naivePauseMs: parseDuration('naive-pause-ms', argv.naivePauseMs, { bare: 'ms' }) } : {}),
-    hdrLogPath: argv.hdrLog,
-    // A bare number meant milliseconds before durations: a unit is required, so that an old
-    // `--max-p99 50` is refused instead of silently becoming 50 seconds.
-    maxP99Ms: argv.maxP99 === undefined ? undefined : parseDuration('max-p99', argv.maxP99, { bare: null }),
-    runId: argv.runId ?? (env['SMQ_TESTER_RUN_ID'] || undefined),
-    faults: faultsFrom(env) ?? {},
-    ...faultsOf(argv, env),
-  };
-  validateConfig(config);
-  return config;
-}
+import { ioOf, outputFormatOf, prepareTarget, setExitCode, targetOf, type GlobalArgs } from './context.js';
 
 /** The exit code after each stop signal. */
 const SIGNAL_EXIT = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated, SIGHUP: ExitCode.hangup } as const;
