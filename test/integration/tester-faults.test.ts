@@ -314,7 +314,9 @@ describe('a worker thread that crashes', () => {
   ] as const)(
     'a %s (index %i, --threads %s): the run stops, says which worker failed and why, exit 1',
     async (role, index, threads, name) => {
-      const crashWorker = { role, index, afterMessages: 100 };
+      // 500 messages at 1,000/s is half a second: several of the worker's 100 ms progress reports
+      // have reached the engine before the crash, also on a loaded machine (100 raced the first).
+      const crashWorker = { role, index, afterMessages: 500 };
       const r = await runTesterChild(['--messages', '100000', '--rate', '1000', '--threads', threads, '--json'], undefined, {
         env: { SMQ_TESTER_FAULTS: JSON.stringify({ crashWorker }) },
         deadlineMs: 30_000,
