@@ -6,6 +6,18 @@ export type SendOutcome = 'acked' | 'uncertain';
 export const EXAMPLE_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'redelivered', 'resurrected', 'unexpected', 'uncertain'] as const;
 export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
 
+/** Each class as the reports name it (text and HTML), and what it means in a few words. */
+export const CLASS_WORDS: Readonly<Record<'ok' | ExampleClass, { readonly label: string; readonly meaning: string }>> = {
+  ok: { label: 'ok', meaning: 'delivered once and acknowledged' },
+  lost: { label: 'lost', meaning: 'acknowledged by the queue, never delivered' },
+  doubleDequeued: { label: 'double-dequeue', meaning: 'delivered to two receivers at once' },
+  duplicated: { label: 'duplicated', meaning: 'exists twice (a copy, or acknowledged twice)' },
+  redelivered: { label: 'redelivered', meaning: 'delivered again after its lease ran out' },
+  resurrected: { label: 'resurrected', meaning: 'came back after its delete was acknowledged' },
+  unexpected: { label: 'unexpected', meaning: 'delivered but never sent by this run' },
+  uncertain: { label: 'uncertain', meaning: 'the send failed or its answer was lost' },
+};
+
 /** A message named in a report: sender and sequence, and the queue's id when a delivery showed it. */
 export interface MessageRef {
   readonly sender: number;

@@ -1,6 +1,7 @@
 // The final report as text: the table `smq tester` prints (report.ts builds the document).
-import type { ExampleClass, MessageRef } from './checker.js';
+import type { MessageRef } from './checker.js';
 import { EXAMPLE_CLASSES } from './checker.js';
+import { CLASS_WORDS } from './classes.js';
 import type { TesterReport } from './report.js';
 import { databaseLines } from './store-figures.js';
 
@@ -20,16 +21,6 @@ function table(rows: string[][], rightAlign: (col: number) => boolean): string[]
 
 export const refText = (r: MessageRef) =>
   r.sender < 0 ? `id ${r.id ?? '?'}` : `sender ${r.sender} seq ${r.seq}${r.id === undefined ? '' : ` (id ${r.id})`}`;
-
-const CLASS_LABEL: Record<ExampleClass, string> = {
-  lost: 'lost',
-  doubleDequeued: 'double-dequeue',
-  duplicated: 'duplicated',
-  redelivered: 'redelivered',
-  resurrected: 'resurrected',
-  unexpected: 'unexpected',
-  uncertain: 'uncertain',
-};
 
 /**
  * The text report. Everything in it comes from the run or the database; callers escape it
@@ -155,7 +146,7 @@ export function formatReport(r: TesterReport): string {
   for (const cls of EXAMPLE_CLASSES) {
     const ex = r.examples[cls];
     if (ex.length === 0 || cls === 'redelivered' || cls === 'uncertain') continue;
-    out.push(`${CLASS_LABEL[cls]} examples: ${ex.map(refText).join('; ')}`);
+    out.push(`${CLASS_WORDS[cls].label} examples: ${ex.map(refText).join('; ')}`);
   }
   if (!r.drain.skipped) {
     out.push(

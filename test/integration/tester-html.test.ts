@@ -40,6 +40,12 @@ describe('smq tester --html', () => {
     expect(page).toMatch(/uPlot/);
   });
 
+  test('the classes carry the words of the text report (double-dequeue, not the JSON key)', () => {
+    const page = readFileSync(html, 'utf8');
+    expect(page).toMatch(/<tr><td>double-dequeue<\/td><td class="n">0<\/td><td>delivered to two receivers at once<\/td>/);
+    expect(page).not.toContain('<td>doubleDequeued</td>');
+  });
+
   test.skipIf(!chromium)('Chromium draws every chart with the run’s data, without a script error (needs Debian chromium)', () => {
     const dom = browse('--dump-dom', `file://${html}`);
     const m = /<pre id="smq-status"[^>]*>([^<]*)<\/pre>/.exec(dom);

@@ -5,7 +5,7 @@
 // JSON rides along in a script element of type application/json, with '<' escaped.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { EXAMPLE_CLASSES } from '../classes.js';
+import { CLASS_WORDS, EXAMPLE_CLASSES } from '../classes.js';
 import type { TesterReport } from '../report.js';
 import { formatReport, refText } from '../report-text.js';
 import { CHARTS_SCRIPT } from './charts-script.js';
@@ -22,17 +22,6 @@ const scriptJson = (v: unknown) =>
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 
-const CLASS_WORDS: Record<string, string> = {
-  ok: 'delivered once and acknowledged',
-  lost: 'acknowledged by the queue, never delivered',
-  doubleDequeued: 'delivered to two receivers at once',
-  duplicated: 'exists twice (a copy, or acknowledged twice)',
-  redelivered: 'delivered again after its lease ran out',
-  resurrected: 'came back after its delete was acknowledged',
-  unexpected: 'delivered but never sent by this run',
-  uncertain: 'the send failed or its answer was lost',
-};
-
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 20px; color: #222; max-width: 1140px; }
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
@@ -48,10 +37,10 @@ pre { background: #f6f6f6; padding: 10px; overflow-x: auto; font-size: 12px; }
 export function htmlReport(r: TesterReport, baseline?: unknown): string {
   const counts = r.counts as unknown as Record<string, number>;
   const examples = r.examples as unknown as Record<string, readonly Parameters<typeof refText>[0][]>;
-  const classRows = ['ok', ...EXAMPLE_CLASSES]
+  const classRows = (['ok', ...EXAMPLE_CLASSES] as const)
     .map((k) => {
       const ex = (examples[k] ?? []).slice(0, 5).map(refText).join('; ');
-      return `<tr><td>${k}</td><td class="n">${(counts[k] ?? 0).toLocaleString('en-US')}</td><td>${escapeHtml(CLASS_WORDS[k] ?? '')}</td><td>${escapeHtml(ex)}</td></tr>`;
+      return `<tr><td>${CLASS_WORDS[k].label}</td><td class="n">${(counts[k] ?? 0).toLocaleString('en-US')}</td><td>${escapeHtml(CLASS_WORDS[k].meaning)}</td><td>${escapeHtml(ex)}</td></tr>`;
     })
     .join('\n');
   const title = `smq tester ${r.startedAt}: ${r.verdict}`;
