@@ -6,6 +6,8 @@
 export interface HealthInfo {
   readonly summary: string;
   readonly warnings: readonly string[];
+  /** Replication, on a line of its own: each standby with its state and lag, or that this server is a standby. */
+  readonly replication?: string;
 }
 
 /** Backend.connectionBudget: how many more connections this role may open to this database now. */

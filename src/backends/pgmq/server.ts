@@ -32,9 +32,9 @@ export async function health(s: PgmqSession): Promise<HealthInfo> {
   parts.push(`dead tuples in queue tables: ${dead}`);
   if (dead > 100_000 && dead > live) warnings.push(`queue tables hold ${dead} dead tuples (more than live ones): vacuum is falling behind`);
   if ((r.xact_age ?? 0) > 1_000_000) warnings.push(`a transaction (pid ${r.xact_pid}) has held back vacuum for ${r.xact_age} xids`);
-  parts.push(...standbys.parts);
   warnings.push(...standbys.warnings);
-  return { summary: parts.join(' · '), warnings };
+  const standbyLine = standbys.parts.join(' · ');
+  return { summary: parts.join(' · '), warnings, ...(standbyLine ? { replication: standbyLine } : {}) };
 }
 
 /**

@@ -1,4 +1,5 @@
-// The top lines: what we are connected to, refresh state, totals, health, outage.
+// The top lines: what we are connected to, refresh state, totals, health, and the outage
+// (or, while there is none, the standbys and their lag).
 import { Box, Text } from 'ink';
 import type { BackendKind, ServerInfo } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
@@ -70,6 +71,8 @@ export function Header(p: HeaderProps) {
             outage.failures === 1 ? 'attempt' : 'attempts'
           }, retrying · data from ${last} · ${outage.message}`}
         </Text>
+      ) : p.monitor.health?.replication ? (
+        <Text wrap="truncate-end">{escapeControl(p.monitor.health.replication)}</Text>
       ) : (
         <Text> </Text>
       )}
