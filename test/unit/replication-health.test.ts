@@ -30,6 +30,13 @@ describe('replicationHealth', () => {
     expect(h.warnings).toEqual([]);
   });
 
+  test('no lag measured (NULL: caught up, no WAL since) reads as caught up, not as a dash', () => {
+    const idle = { ...standby, write: null, flush: null, replay: null };
+    expect(replicationHealth({ in_recovery: false, sync_names: '', standbys: [idle] }).parts).toEqual([
+      'standby walreceiver 10.0.0.7 streaming async, caught up (no WAL to send)',
+    ]);
+  });
+
   test('a standby far behind, and commits waiting for a synchronous standby that is not there', () => {
     const h = replicationHealth({ in_recovery: false, sync_names: 'smq_standby', standbys: [{ ...standby, replay: 95 }] });
     expect(h.warnings).toEqual([

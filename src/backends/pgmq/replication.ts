@@ -47,7 +47,12 @@ export function replicationHealth(row: ReplicationRow): { parts: string[]; warni
       continue;
     }
     const who = [s.name || 'unnamed', s.addr].filter((x) => x).join(' ');
-    parts.push(`standby ${who} ${s.state} ${s.sync ?? ''}, lag write ${lag(s.write)} flush ${lag(s.flush)} replay ${lag(s.replay)}`);
+    // pg_stat_replication shows no lag (NULL) once the standby has caught up and no WAL follows.
+    const lags =
+      s.write === null && s.flush === null && s.replay === null
+        ? 'caught up (no WAL to send)'
+        : `lag write ${lag(s.write)} flush ${lag(s.flush)} replay ${lag(s.replay)}`;
+    parts.push(`standby ${who} ${s.state} ${s.sync ?? ''}, ${lags}`);
     if ((s.replay ?? 0) > BEHIND_WARNING_SEC) warnings.push(`standby ${who.split(' ')[0]} is ${lag(s.replay)} behind (replay lag)`);
   }
   const synchronous = row.standbys.some((s) => s.sync === 'sync' || s.sync === 'quorum');
