@@ -142,6 +142,11 @@ export interface ReceiveOptions {
    * others are not claimed, their read counts / tries untouched. Needs capabilities.receiveByRunId.
    */
   readonly runId?: string;
+  /**
+   * pgmq: wait up to this many whole seconds for messages when none is visible (read_with_poll;
+   * receiveGrouped: the _with_poll forms). Undefined: answer at once. SmoothMQ: refused.
+   */
+  readonly pollSec?: number;
 }
 
 /** pgmq's grouped reads (Backend.receiveGrouped): read_grouped, read_grouped_rr, read_grouped_head. */
@@ -283,7 +288,7 @@ export interface Backend {
    * round-robin across groups, 'grouped-head' (capabilities.groupedHead) the head of each of
    * up to qty groups. A group with a message in flight gives nothing.
    */
-  receiveGrouped?(queue: string, mode: GroupedRead, options: Pick<ReceiveOptions, 'qty' | 'vtSec'>): Promise<Message[]>;
+  receiveGrouped?(queue: string, mode: GroupedRead, options: Pick<ReceiveOptions, 'qty' | 'vtSec' | 'pollSec'>): Promise<Message[]>;
   /** Optional (capabilities.groups): a queue's FIFO groups, oldest head first; one query. */
   groups?(queue: string): Promise<GroupStats[]>;
   /**

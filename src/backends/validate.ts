@@ -56,6 +56,8 @@ export interface CheckedReceive {
   readonly vtSec: number | undefined;
   readonly dequeue: 'safe' | 'naive';
   readonly naivePauseMs: number;
+  /** Undefined: no polling. */
+  readonly pollSec: number | undefined;
 }
 
 export function receiveOptions(options: ReceiveOptions): CheckedReceive {
@@ -67,7 +69,9 @@ export function receiveOptions(options: ReceiveOptions): CheckedReceive {
   if (typeof naivePauseMs !== 'number' || !Number.isFinite(naivePauseMs) || naivePauseMs < 0) {
     throw invalidInput(`invalid naive pause ${String(naivePauseMs)} ms`, 'give a number of milliseconds, 0 or more');
   }
-  return { qty, vtSec, dequeue, naivePauseMs };
+  const pollSec = options.pollSec === undefined ? undefined : wholeSeconds(options.pollSec, 'poll time');
+  if (pollSec !== undefined && dequeue === 'naive') throw invalidInput('the naive dequeue does not poll', 'drop the poll time');
+  return { qty, vtSec, dequeue, naivePauseMs, pollSec };
 }
 
 export interface CheckedPeek {

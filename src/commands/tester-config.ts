@@ -33,6 +33,10 @@ export interface TesterArgs extends GlobalArgs {
   readonly dequeue: string;
   readonly naivePauseMs?: string | undefined;
   readonly threads?: number | undefined;
+  readonly groups?: number | undefined;
+  readonly read?: string | undefined;
+  readonly poll?: string | undefined;
+  readonly ackDelay?: string | undefined;
   readonly fault?: string | string[] | undefined;
 }
 
@@ -107,6 +111,10 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     isolation,
     dequeue: argv.dequeue as TesterConfig['dequeue'],
     ...(argv.naivePauseMs !== undefined ? { naivePauseMs: parseDuration('naive-pause-ms', argv.naivePauseMs, { bare: 'ms' }) } : {}),
+    groups: argv.groups === undefined ? undefined : num('groups', argv.groups),
+    read: argv.read as TesterConfig['read'],
+    pollSec: argv.poll === undefined ? undefined : parseDuration('poll', argv.poll, { unit: 's' }),
+    ackDelayMs: argv.ackDelay === undefined ? undefined : parseMilliseconds('ack-delay', argv.ackDelay),
     hdrLogPath: argv.hdrLog,
     // A bare number meant milliseconds before durations: a unit is required, so that an old
     // `--max-p99 50` is refused instead of silently becoming 50 seconds.

@@ -13,6 +13,7 @@ import {
   formatReport,
   htmlReport,
   ISOLATIONS,
+  READ_MODES,
   TesterRun,
   type FaultRecord,
   type TesterReport,
@@ -50,7 +51,7 @@ const EXIT_CODES_HELP = [
   '  0    clean: every message accounted for, thresholds met',
   '  1    could not run: the store unreachable or refusing, a worker crashed, nothing worked',
   '  2    bad usage',
-  '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected, split brain)',
+  '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected, group overlap, reordered, split brain)',
   '  5    --max-p99 missed (the verdict is otherwise clean)',
   '  130  interrupted: Ctrl-C (143 SIGTERM, 129 SIGHUP)',
 ].join('\n');
@@ -119,7 +120,9 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     process.on('SIGTERM', onSigterm);
     process.on('SIGHUP', onSighup);
 
-    const title = `smq tester · ${config.senders} senders → ${config.receivers} receivers · ${config.dequeue}`;
+    const reads = config.read !== undefined && config.read !== 'plain' ? ` · read ${config.read}` : '';
+    const groups = (config.groups ?? 0) > 0 ? ` · ${config.groups} groups` : '';
+    const title = `smq tester · ${config.senders} senders → ${config.receivers} receivers · ${config.dequeue}${reads}${groups}`;
     let live: { stop(): Promise<void> } | undefined;
     const onProgress = (s: Parameters<typeof plainProgressLine>[0]) => io.stderr.write(plainProgressLine(s) + '\n');
     const onFault = (f: FaultRecord) =>
@@ -247,6 +250,29 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         default: 'safe',
         describe: 'safe: atomic claim; naive: racy select-then-update, to see the checker catch it',
       })
+      .option('groups', {
+        type: 'number',
+        requiresArg: true,
+        describe:
+          "FIFO groups (pgmq 1.5+): senders spread messages over N groups (header x-pgmq-group), and the checker judges each group's order",
+      })
+      .option('read', {
+        choices: READ_MODES,
+        default: 'plain',
+        describe:
+          "how receivers read: pgmq's read, read_with_poll, or read_grouped / read_grouped_rr / read_grouped_head (pgmq 1.9+, 1.12+)",
+      })
+      .option('poll', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'the _with_poll reads wait up to this long for messages, 1s to 10s (--read poll: 1s; with a grouped --read: its _with_poll form)',
+      })
+      .option('ack-delay', {
+        type: 'string',
+        requiresArg: true,
+        describe: "receivers hold each batch this long before acknowledging it (a consumer's work), e.g. 200ms",
+      })
       .option('threads', {
         type: 'number',
         requiresArg: true,
@@ -269,6 +295,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .example('$0 tester', 'a short run on an embedded SQLite file')
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')
+      .example('$0 tester --url postgres://localhost/app --groups 8 --read grouped --receivers 4', 'FIFO groups: order judged per group')
       .example(
         "$0 tester --url 'postgres://db1:5432,db2:5432/app?target_session_attrs=read-write' --duration 1m",
         'primary and standby: every (re)connect goes to the one that takes writes',

@@ -3,6 +3,8 @@
 //   r  run id            s  sender index       q  sequence number within the sender
 //   t  send start (µs, process monotonic clock)
 //   i  intended send time under --rate (µs, same clock), for coordinated-omission correction
+//   g  FIFO group (--groups N: seq mod N; its x-pgmq-group header is "g<g>")
+//   k  the message's place among its sender's messages of that group (seq div N)
 //   p  padding up to --size bytes
 // pgmq's jsonb reorders keys and adds spaces, so receivers parse, never slice.
 
@@ -12,12 +14,33 @@ export interface BodyFields {
   readonly seq: number;
   readonly sendStartUs: number;
   readonly intendedUs?: number | undefined;
+  /** --groups: how many groups the run spreads its messages over (0 or undefined: none). */
+  readonly groups?: number | undefined;
 }
+
+/**
+ * A message's FIFO group and its place in its sender's lane of that group, from its sequence
+ * number: the checker (checker-fifo.ts) finds both again from (sender, seq) alone.
+ */
+export function groupOf(seq: number, groups: number): { readonly group: number; readonly k: number } {
+  return { group: seq % groups, k: Math.floor(seq / groups) };
+}
+
+/** The header pgmq's grouped reads group by (pgmq 1.9+). */
+export const GROUP_HEADER = 'x-pgmq-group';
+
+/** The x-pgmq-group header's value of a group. */
+export const groupName = (group: number) => `g${group}`;
 
 /** Bytes of a body without padding: the fixed part, so --size can be honoured. */
 function head(f: BodyFields): string {
   const intended = f.intendedUs === undefined ? '' : `,"i":${Math.round(f.intendedUs)}`;
-  return `{"r":${quotedRunId(f.runId)},"s":${f.sender},"q":${f.seq},"t":${Math.round(f.sendStartUs)}${intended}`;
+  let grouped = '';
+  if (f.groups !== undefined && f.groups > 0) {
+    const { group, k } = groupOf(f.seq, f.groups);
+    grouped = `,"g":${group},"k":${k}`;
+  }
+  return `{"r":${quotedRunId(f.runId)},"s":${f.sender},"q":${f.seq},"t":${Math.round(f.sendStartUs)}${intended}${grouped}`;
 }
 
 // A run has one id: quote it once, not once per message.

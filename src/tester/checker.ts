@@ -48,6 +48,7 @@ export class DeliveryChecker {
   private readonly clockBaseMs: number;
   private readonly maxExamples: number;
   private readonly slots: SlotTable;
+  private readonly fifo: CheckerOptions['fifo'];
 
   private sentCount = 0;
   private sendFailedCount = 0;
@@ -77,6 +78,7 @@ export class DeliveryChecker {
     this.clockBaseMs = options.clockBaseMs ?? Date.now() - 7 * 86_400_000;
     this.maxExamples = options.maxExamples ?? 10;
     this.slots = new SlotTable(this.senders, options.capacityPerSender, this.sendsUnknown);
+    this.fifo = options.fifo;
   }
 
   /** Bytes held in per-message typed arrays. */
@@ -99,7 +101,10 @@ export class DeliveryChecker {
   }
   /** Violations seen so far that no later event can undo (double-dequeue, duplicate, resurrection, out-of-range). */
   get violationsSoFar(): number {
-    return this.detected.doubleDequeued.length + this.detected.duplicated.length + this.detected.resurrected.length + this.outOfRangeCount;
+    const fifo = this.fifo?.violationsSoFar ?? 0;
+    return (
+      this.detected.doubleDequeued.length + this.detected.duplicated.length + this.detected.resurrected.length + this.outOfRangeCount + fifo
+    );
   }
 
   private example(list: MessageRef[], ref: MessageRef): void {
@@ -317,6 +322,10 @@ export class DeliveryChecker {
       outOfRange: this.outOfRangeCount,
       unexpectedExamples: this.detected.unexpected,
     });
+    // A suspicion waiting for a message the run delivered and never acknowledged stands.
+    const fifo = this.fifo?.summarize((sender, seq) =>
+      this.slots.inRange(sender, seq) ? (this.slots.chunk(sender, seq, false)?.deliveries[seq & CHUNK_MASK] ?? 0) > 0 : false,
+    );
     return {
       counts: {
         sent: this.sentCount,
@@ -335,6 +344,8 @@ export class DeliveryChecker {
         uncertain: t.uncertain,
         notDrained: t.notDrained,
         notDeleted: t.notDeleted,
+        groupOverlap: fifo?.groupOverlap ?? 0,
+        reordered: fifo?.reordered ?? 0,
       },
       examples: {
         lost: t.lostExamples,
@@ -344,6 +355,8 @@ export class DeliveryChecker {
         resurrected: [...this.detected.resurrected],
         unexpected: t.unexpectedExamples,
         uncertain: t.uncertainExamples,
+        groupOverlap: fifo?.examples.groupOverlap ?? [],
+        reordered: fifo?.examples.reordered ?? [],
       },
     };
   }

@@ -1,9 +1,21 @@
 // The classes a tester run sorts messages into, and the checker's counts and options
 // (checker.ts holds the per-message state).
 
+import type { FifoChecker } from './checker-fifo.js';
+
 export type SendOutcome = 'acked' | 'uncertain';
 
-export const EXAMPLE_CLASSES = ['lost', 'doubleDequeued', 'duplicated', 'redelivered', 'resurrected', 'unexpected', 'uncertain'] as const;
+export const EXAMPLE_CLASSES = [
+  'lost',
+  'doubleDequeued',
+  'duplicated',
+  'redelivered',
+  'resurrected',
+  'unexpected',
+  'uncertain',
+  'groupOverlap',
+  'reordered',
+] as const;
 export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
 
 /** Each class as the reports name it (text and HTML), and what it means in a few words. */
@@ -16,6 +28,11 @@ export const CLASS_WORDS: Readonly<Record<'ok' | ExampleClass, { readonly label:
   resurrected: { label: 'resurrected', meaning: 'came back after its delete was acknowledged' },
   unexpected: { label: 'unexpected', meaning: 'delivered but never sent by this run' },
   uncertain: { label: 'uncertain', meaning: 'the send failed or its answer was lost' },
+  groupOverlap: {
+    label: 'group overlap',
+    meaning: 'FIFO: delivered while a message of its group, delivered by another call, was leased and not acknowledged',
+  },
+  reordered: { label: 'reordered', meaning: 'FIFO: delivered before an earlier message of its group (same sender) was acknowledged' },
 };
 
 /** A message named in a report: sender and sequence, and the queue's id when a delivery showed it. */
@@ -55,6 +72,11 @@ export interface CheckerCounts {
   readonly notDrained: number;
   /** Delivered but never successfully deleted (informational). */
   readonly notDeleted: number;
+  // FIFO groups (--groups; checker-fifo.ts), counted beside a message's class above:
+  /** Delivered while a message of its group, delivered by another call, was leased and not acknowledged. */
+  readonly groupOverlap: number;
+  /** Delivered before an earlier-sent message of its group (same sender) was acknowledged, outside its batch. */
+  readonly reordered: number;
 }
 
 export interface CheckerSummary {
@@ -75,12 +97,15 @@ export interface CheckerOptions {
    * unexpected, and one found in the queue is not drained.
    */
   readonly sendsUnknown?: boolean;
+  /** --groups: the FIFO checker fed the same events (the collector feeds it); its counts join the summary. */
+  readonly fifo?: FifoChecker | undefined;
 }
 
 /** What a row found in the queue after the run says about its message. */
 export type FoundInQueue = 'notDrained' | 'resurrected' | 'duplicated' | 'unexpected' | 'uncertain' | 'known';
 
-/** Lost, double-dequeued, duplicated, resurrected and unexpected messages fail a run; the rest do not. */
+/** Lost, double-dequeued, duplicated, resurrected, unexpected, group-overlapping and reordered messages fail a run; the rest do not. */
 export function hasViolations(counts: CheckerCounts): boolean {
-  return counts.lost + counts.doubleDequeued + counts.duplicated + counts.resurrected + counts.unexpected > 0;
+  const fifo = counts.groupOverlap + counts.reordered;
+  return counts.lost + counts.doubleDequeued + counts.duplicated + counts.resurrected + counts.unexpected + fifo > 0;
 }

@@ -3,6 +3,7 @@
 // merger), per-second counts into the series, end-to-end histograms into the intervals (and
 // the --hdr-log), and when this run's messages were last seen moving (the drain's clock).
 import { DeliveryChecker } from './checker.js';
+import { FifoChecker } from './checker-fifo.js';
 import { CallSecondsMerger, type CallKind } from './call-seconds.js';
 import { monoUs } from './clock.js';
 import { MAX_WORKERS_PER_ROLE, type TesterConfig } from './config.js';
@@ -47,6 +48,7 @@ const FOREIGN_IDS_KEPT = 100_000;
 
 export class RunCollector {
   readonly checker: DeliveryChecker;
+  private readonly fifo: FifoChecker | undefined;
   readonly merger: OrderedEventMerger;
   readonly series: SeriesAggregator;
   readonly intervals: EndToEndIntervals;
@@ -71,11 +73,17 @@ export class RunCollector {
     hdrLog: HdrLog | undefined,
   ) {
     // A drain (--senders 0) judges an earlier run's messages: any of its senders, sends unseen.
+    // --groups: the FIFO checker judges the same events (checker-fifo.ts).
+    this.fifo = (c.groups ?? 0) > 0 ? new FifoChecker(c.groups!) : undefined;
+    const fifo = this.fifo;
     this.checker =
       c.senders === 0
-        ? new DeliveryChecker({ senders: MAX_WORKERS_PER_ROLE, sendsUnknown: true })
-        : new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender });
-    this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id) => this.apply(kind, sender, seq, a, b, id));
+        ? new DeliveryChecker({ senders: MAX_WORKERS_PER_ROLE, sendsUnknown: true, fifo })
+        : new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender, fifo });
+    this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id, end, key, source) => {
+      this.apply(kind, sender, seq, a, b, id);
+      if (fifo && sender < this.checker.senders) this.applyFifo(fifo, kind, { sender, seq, a, b, id, end, key, source });
+    });
     this.series = new SeriesAggregator(threads);
     this.intervals = new EndToEndIntervals(c.warmupMs, hdrLog);
     this.intervals.receiverThreads(receiverThreads);
@@ -98,6 +106,8 @@ export class RunCollector {
     for (const { sender, ranges: s } of m.sends) {
       for (let i = 0; i + 2 < s.length; i += 3) {
         this.checker.recordSend(sender, s[i]!, s[i + 1]!, s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain');
+        // A failed send's messages may never come: no later message of their group waits for them.
+        if (this.fifo && s[i + 2] !== SEND_ACKED) for (let q = s[i]!; q < s[i]! + s[i + 1]!; q++) this.fifo.absent(sender, q);
       }
     }
     if (w.role === 'receiver') {
@@ -238,6 +248,28 @@ export class RunCollector {
       errorsByKind: { connection, other },
       workers: x.phase === 'sending' || x.phase === 'draining' ? this.rates(now) : [],
     };
+  }
+
+  /** A delivery (end: its receive call's end) or an acknowledgement (end: its delete call's start), all µs. */
+  private applyFifo(
+    fifo: FifoChecker,
+    kind: Kind,
+    e: { sender: number; seq: number; a: number; b: number; id: bigint; end: number; key: number; source: number },
+  ): void {
+    if (kind === EventKind.delivery || kind === EventKind.redelivery) {
+      fifo.delivery({
+        sender: e.sender,
+        seq: e.seq,
+        startMs: e.a,
+        leaseMs: e.b,
+        receiver: e.source,
+        callKeyUs: e.key,
+        callEndUs: e.end,
+        id: String(e.id),
+      });
+    } else {
+      fifo.ack(e.sender, e.seq, e.end, kind === EventKind.ackOk);
+    }
   }
 
   private apply(kind: Kind, sender: number, seq: number, a: number, b: number, id: bigint): void {

@@ -8,6 +8,11 @@ export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
 export const ISOLATIONS = ['read-committed', 'repeatable-read', 'serializable'] as const;
 export const DEQUEUE_STRATEGIES = ['safe', 'naive'] as const;
 export const ACK_MODES = ['delete', 'archive'] as const;
+/** How receivers read: pgmq's read, read_with_poll, or one of its grouped reads (FIFO groups). */
+export const READ_MODES = ['plain', 'poll', 'grouped', 'grouped-rr', 'grouped-head'] as const;
+export type ReadMode = (typeof READ_MODES)[number];
+/** --groups is at most this (the header's values g0 … g<N-1>). */
+export const MAX_GROUPS = 1_000_000;
 
 export interface TesterConfig {
   readonly target: Target;
@@ -64,6 +69,18 @@ export interface TesterConfig {
   readonly dequeue: 'safe' | 'naive';
   /** naive only: pause between select and update, widening the race window. */
   readonly naivePauseMs?: number;
+  /**
+   * --groups N: senders put each message in one of N FIFO groups (the `x-pgmq-group` header;
+   * group = seq mod N, see body.ts), and the checker judges the order within each group
+   * (checker-fifo.ts). undefined or 0: no groups.
+   */
+  readonly groups?: number | undefined;
+  /** --read: how receivers read (default plain). */
+  readonly read?: ReadMode | undefined;
+  /** --poll: the _with_poll reads wait up to this many seconds (--read poll: 1 s unless given). */
+  readonly pollSec?: number | undefined;
+  /** --ack-delay: receivers hold each batch this long before acknowledging it (a consumer's work). */
+  readonly ackDelayMs?: number | undefined;
   readonly hdrLogPath?: string | undefined;
   readonly maxP99Ms?: number | undefined;
   /** The run id (--run-id: a drain names the earlier run's); default random. */
@@ -144,6 +161,7 @@ export function validateConfig(c: TesterConfig): void {
   if (c.naivePauseMs !== undefined && (!(c.naivePauseMs >= 0) || c.dequeue !== 'naive')) {
     throw usageError('--naive-pause-ms is for --dequeue naive, and 0 or more');
   }
+  validateFifo(c);
   if (c.faultSpecs !== undefined && c.faultSpecs.length > 0) {
     if (c.senders === 0) throw usageError('--fault needs senders', 'faults fire while the senders send');
     if (c.target.kind !== 'pgmq' && c.faultSpecs.some((f) => f.kind === 'terminate')) {
@@ -154,4 +172,26 @@ export function validateConfig(c: TesterConfig): void {
     }
   }
   if (c.runId !== undefined && !/^[A-Za-z0-9_-]{4,64}$/.test(c.runId)) throw usageError('--run-id must be 4 to 64 letters, digits, - or _');
+}
+
+/** --groups, --read, --poll and --ack-delay (the store's own support is checked in run-queue.ts). */
+function validateFifo(c: TesterConfig): void {
+  const read = c.read ?? 'plain';
+  if (!(READ_MODES as readonly string[]).includes(read)) throw usageError(`--read must be one of ${READ_MODES.join(', ')}`);
+  if (c.groups !== undefined) {
+    wholeAtLeast('groups', c.groups, 0);
+    if (c.groups > MAX_GROUPS) throw usageError(`--groups is at most ${MAX_GROUPS}`);
+  }
+  if (c.pollSec !== undefined && (!Number.isSafeInteger(c.pollSec) || c.pollSec < 1 || c.pollSec > 10)) {
+    throw usageError('--poll must be whole seconds from 1s to 10s', 'pgmq polls in whole seconds; a receiver answers STOP after its poll');
+  }
+  if (c.ackDelayMs !== undefined && !(c.ackDelayMs >= 0 && c.ackDelayMs <= 600_000))
+    throw usageError('--ack-delay must be between 0s and 10m');
+  if (c.target.kind !== 'pgmq' && ((c.groups ?? 0) > 0 || read !== 'plain' || c.pollSec !== undefined)) {
+    const flag = (c.groups ?? 0) > 0 ? '--groups' : c.pollSec !== undefined ? '--poll' : `--read ${read}`;
+    throw usageError(`${flag} needs pgmq: SmoothMQ has no FIFO groups and no read with poll`, 'run it against PostgreSQL with --url');
+  }
+  if (read !== 'plain' && c.dequeue === 'naive')
+    throw usageError(`--read ${read} is not a --dequeue naive read`, 'use --read plain with --dequeue naive');
+  if (c.pollSec !== undefined && read === 'plain') throw usageError('--poll is for --read poll and the grouped reads', 'add --read poll');
 }

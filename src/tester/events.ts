@@ -1,13 +1,17 @@
 // Receivers report deliveries and acknowledgements as packed Float64Arrays (no object per
 // message), and the main thread replays them into the checker in time order.
 //
-// One event = EVENT_STRIDE numbers: kind, sender, seq, a, b, key.
+// One event = EVENT_STRIDE numbers: kind, sender, seq, a, b, key, c.
 //   delivery: a = delivery start, b = lease end (ms, queue clock); key = start of the receive call (µs, monotonic)
+//             c = end of the receive call (µs, monotonic)
 //   redelivery: the same, for a delivery whose read count says the queue handed it out before
 //   ack:      a = b = 0;                                          key = end of the delete call (µs, monotonic)
+//             c = start of the delete call (µs, monotonic)
+// (The FIFO checker, checker-fifo.ts, needs both ends of each call: it judges an order only
+// when the calls did not overlap.)
 // The queue ids of deliveries travel beside them in a BigInt64Array (0 for acks).
 
-export const EVENT_STRIDE = 6;
+export const EVENT_STRIDE = 7;
 export const EventKind = { delivery: 0, ackOk: 1, ackFailed: 2, redelivery: 3 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
@@ -21,7 +25,7 @@ export class EventBuffer {
     return this.n;
   }
 
-  push(kind: EventKind, sender: number, seq: number, a: number, b: number, keyUs: number, id: bigint): void {
+  push(kind: EventKind, sender: number, seq: number, a: number, b: number, keyUs: number, id: bigint, c = 0): void {
     if (this.n === this.ids.length) {
       const data = new Float64Array(this.data.length * 2);
       data.set(this.data);
@@ -38,6 +42,7 @@ export class EventBuffer {
     d[o + 3] = a;
     d[o + 4] = b;
     d[o + 5] = keyUs;
+    d[o + 6] = c;
     this.ids[this.n] = id;
     this.n += 1;
   }
@@ -58,7 +63,18 @@ export interface EventBatch {
   readonly watermarkUs: number;
 }
 
-export type EventSink = (kind: EventKind, sender: number, seq: number, a: number, b: number, id: bigint) => void;
+/** keyUs and source (the receiver) tell the calls apart: a receive call's deliveries share both. */
+export type EventSink = (
+  kind: EventKind,
+  sender: number,
+  seq: number,
+  a: number,
+  b: number,
+  id: bigint,
+  c: number,
+  keyUs: number,
+  source: number,
+) => void;
 
 interface Source {
   readonly batches: EventBatch[];
@@ -112,13 +128,16 @@ export class OrderedEventMerger {
     let released = 0;
     for (;;) {
       let best: Source | undefined;
+      let bestIndex = -1;
       let bestKey = Infinity;
-      for (const s of this.sources) {
+      for (let i = 0; i < this.sources.length; i++) {
+        const s = this.sources[i]!;
         const b = s.batches[0];
         if (!b) continue;
         const key = b.events[s.pos + 5]!;
         if (key < bestKey) {
           best = s;
+          bestIndex = i;
           bestKey = key;
         }
       }
@@ -126,7 +145,7 @@ export class OrderedEventMerger {
       const b = best.batches[0]!;
       const e = b.events;
       const o = best.pos;
-      this.sink(e[o] as EventKind, e[o + 1]!, e[o + 2]!, e[o + 3]!, e[o + 4]!, b.ids[o / EVENT_STRIDE]!);
+      this.sink(e[o] as EventKind, e[o + 1]!, e[o + 2]!, e[o + 3]!, e[o + 4]!, b.ids[o / EVENT_STRIDE]!, e[o + 6]!, bestKey, bestIndex);
       released += 1;
       best.pos += EVENT_STRIDE;
       if (best.pos >= e.length) {

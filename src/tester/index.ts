@@ -1,6 +1,6 @@
 // The tester engine's public face: used by `smq tester`, the live view, tests and bench/.
 export { TesterRun, type ProgressSnapshot, type TesterEnvironment, type TesterEvents, type TesterPhase } from './engine.js';
-export { validateConfig, ISOLATIONS, DEQUEUE_STRATEGIES, ACK_MODES, type TesterConfig, type Isolation } from './config.js';
+export { validateConfig, ISOLATIONS, DEQUEUE_STRATEGIES, ACK_MODES, READ_MODES, type TesterConfig, type Isolation } from './config.js';
 export { type TesterReport, type LatencyReport } from './report.js';
 export { formatReport, refText } from './report-text.js';
 export { htmlReport } from './html/html-report.js';

@@ -114,6 +114,11 @@ export function workerSetup(role: WorkerRole, indices: readonly number[], x: Run
     ack: c.ack,
     dequeue: c.dequeue,
     naivePauseMs: c.naivePauseMs ?? 0,
+    groups: c.groups ?? 0,
+    read: c.read ?? 'plain',
+    // --read poll waits 1 s unless told: long enough to save empty reads, short enough for STOP.
+    pollSec: c.pollSec ?? (c.read === 'poll' ? 1 : undefined),
+    ackDelayMs: c.ackDelayMs ?? 0,
     receiveByRunId: x.receiveByRunId,
     messages: c.messagesPerSender,
     durationMs: c.durationMs,

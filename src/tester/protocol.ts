@@ -6,6 +6,7 @@ import type { ServerIdentity, ServerInfo } from '../backends/types.js';
 import type { Target } from '../backends/target.js';
 import type { HistogramName } from './histograms.js';
 import type { SeriesPoint } from './series.js';
+import type { ReadMode } from './config.js';
 
 export type WorkerRole = 'sender' | 'receiver';
 
@@ -45,6 +46,12 @@ export interface WorkerSetup {
   readonly ack: 'delete' | 'archive';
   readonly dequeue: 'safe' | 'naive';
   readonly naivePauseMs: number;
+  /** Senders: FIFO groups to spread messages over (0: none; body.ts groupOf). */
+  readonly groups: number;
+  /** Receivers: how they read (config.ts READ_MODES), the poll time of the _with_poll reads, and how long they hold a batch. */
+  readonly read: ReadMode;
+  readonly pollSec: number | undefined;
+  readonly ackDelayMs: number;
   /**
    * Receivers ask the store for this run's messages only (ReceiveOptions.runId): the queue held
    * others' messages at the start and the store can filter. Otherwise the plain receive.

@@ -86,7 +86,11 @@ export function formatReport(r: TesterReport): string {
   out.push(`store       ${String(env['location'])}${env['embedded'] ? '  (embedded SQLite file in a temporary folder)' : ''}`);
   out.push(`server      ${String(env['serverVersion'])}, ${String(env['schema'])}`);
   const iso = env['isolation'] ? `, isolation ${String(env['isolation'])}` : '';
-  out.push(`dequeue     ${String(env['dequeue'])}${iso}, ack by ${String(cfg['ack'])}`);
+  const read = cfg['read'] !== undefined && cfg['read'] !== 'plain' ? `, read ${String(cfg['read'])}` : '';
+  const poll = cfg['pollSec'] !== undefined && cfg['pollSec'] !== null ? ` (poll ${String(cfg['pollSec'])} s)` : '';
+  const groups = Number(cfg['groups'] ?? 0) > 0 ? `, ${String(cfg['groups'])} FIFO groups` : '';
+  const ackDelay = Number(cfg['ackDelayMs'] ?? 0) > 0 ? ` after ${fmt(Number(cfg['ackDelayMs']))} ms` : '';
+  out.push(`dequeue     ${String(env['dequeue'])}${iso}${read}${poll}${groups}, ack by ${String(cfg['ack'])}${ackDelay}`);
   const amount =
     cfg['messagesPerSender'] !== undefined && cfg['messagesPerSender'] !== null
       ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
@@ -140,6 +144,9 @@ export function formatReport(r: TesterReport): string {
     ['duplicated', int(c.duplicated), 'uncertain', int(c.uncertain), 'send failed', int(c.sendFailed)],
     ['ack failed', int(c.ackFailed), '', '', '', ''],
   ];
+  if (Number(cfg['groups'] ?? 0) > 0 || c.groupOverlap > 0 || c.reordered > 0) {
+    crows.push(['group overlap', int(c.groupOverlap), 'reordered', int(c.reordered), '', '']);
+  }
   if (c.notDrained > 0 || c.foreign > 0) crows.push(['not drained', int(c.notDrained), 'foreign', int(c.foreign), '', '']);
   out.push(...table(crows, (i) => i % 2 === 1));
   out.push('');

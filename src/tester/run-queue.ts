@@ -38,6 +38,7 @@ export async function prepareQueue(backend: Backend, c: TesterConfig, queue: Run
     throw new SmqError('usage', '--ack archive needs a store with an archive', { hint: 'use --ack delete' });
   }
   const info = await backend.info();
+  checkFifoSupport(backend, c, info);
   await checkConnections(backend, c.senders, c.receivers);
   if (c.senders > 0) queue.created = await backend.createQueue(queue.name, { visibilityTimeoutSec: c.vtSec, maxRetries: -1 });
   const before = await backend.queueStats(queue.name); // a drain (--senders 0): throws queue-not-found
@@ -65,6 +66,22 @@ export async function prepareQueue(backend: Backend, c: TesterConfig, queue: Run
     );
   }
   return { info, messagesBefore, receiveByRunId };
+}
+
+/** --groups and the grouped reads need what this pgmq offers: refused (exit 2) before anything is created. */
+function checkFifoSupport(backend: Backend, c: TesterConfig, info: ServerInfo): void {
+  const caps = backend.capabilities;
+  const read = c.read ?? 'plain';
+  const refuse = (what: string, hint: string) => {
+    throw new SmqError('usage', `${what}, and this store (${info.schema}) has none`, { hint });
+  };
+  if ((c.groups ?? 0) > 0 && !caps.headers)
+    refuse('--groups tags messages with the x-pgmq-group header', 'pgmq 1.5 added headers, 1.9 FIFO groups');
+  if (read.startsWith('grouped') && (!caps.groups || !backend.receiveGrouped)) {
+    refuse(`--read ${read} needs pgmq's grouped reads (pgmq 1.9+)`, 'use --read plain or poll, or upgrade pgmq');
+  }
+  if (read === 'grouped-head' && !caps.groupedHead)
+    refuse('--read grouped-head needs read_grouped_head (pgmq 1.12+)', 'use --read grouped or grouped-rr');
 }
 
 /** Only the fresh queue of the run is dropped; a queue named with --queue is the user's. */

@@ -21,6 +21,8 @@ const counts = (patch: Partial<CheckerCounts> = {}): CheckerCounts => ({
   uncertain: 0,
   notDrained: 0,
   notDeleted: 0,
+  groupOverlap: 0,
+  reordered: 0,
   ...patch,
 });
 const calls = { send: 10, sendFailed: 0, receive: 12, receiveFailed: 0, ack: 10, ackFailed: 0 };

@@ -247,7 +247,7 @@ export class PgmqBackend implements Backend {
     return messages.countBefore(this.s, queue, options);
   }
 
-  receiveGrouped(queue: string, mode: GroupedRead, options: Pick<ReceiveOptions, 'qty' | 'vtSec'>): Promise<Message[]> {
+  receiveGrouped(queue: string, mode: GroupedRead, options: Pick<ReceiveOptions, 'qty' | 'vtSec' | 'pollSec'>): Promise<Message[]> {
     return features.receiveGrouped(this.s, this.capabilities, queue, mode, options);
   }
 

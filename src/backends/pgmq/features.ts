@@ -29,18 +29,22 @@ export async function receiveGrouped(
   caps: Capabilities,
   queue: string,
   mode: GroupedRead,
-  options: Pick<ReceiveOptions, 'qty' | 'vtSec'>,
+  options: Pick<ReceiveOptions, 'qty' | 'vtSec' | 'pollSec'>,
 ): Promise<Message[]> {
   if (!(GROUPED_READS as readonly string[]).includes(mode)) {
     throw invalidInput(`unknown grouped read ${JSON.stringify(mode)}`, `use ${GROUPED_READS.join(', ')}`);
   }
   need(caps, mode === 'grouped-head' ? 'groupedHead' : 'groups');
   s.name(queue);
-  const checked = validate.receiveOptions({ qty: options.qty, ...(options.vtSec === undefined ? {} : { vtSec: options.vtSec }) });
+  const checked = validate.receiveOptions({
+    qty: options.qty,
+    ...(options.vtSec === undefined ? {} : { vtSec: options.vtSec }),
+    ...(options.pollSec === undefined ? {} : { pollSec: options.pollSec }),
+  });
   const vt = checked.vtSec ?? validate.DEFAULT_VT_SEC;
   // pgmq's functions on a missing queue raise an error the mapper may not name: look first.
   await s.table(queue);
-  const rows = await s.run<MessageRow>(sql.readGroupedQuery(mode, queue, vt, checked.qty, s.columns), queue);
+  const rows = await s.run<MessageRow>(sql.readGroupedQuery(mode, queue, vt, checked.qty, s.columns, checked.pollSec), queue);
   return rows.map((r) => toMessage(r, 'inflight'));
 }
 

@@ -93,7 +93,12 @@ export async function receive(s: PgmqSession, queue: string, options: ReceiveOpt
     throw invalidInput('this pgmq cannot receive by run id (its read has no conditional before pgmq 1.5)', 'upgrade pgmq to 1.5 or later');
   }
   if (checked.dequeue === 'naive') return naiveReceive(s, queue, qty, vt, checked.naivePauseMs, runId);
-  const q = runId === undefined ? sql.readQuery(queue, vt, qty, s.columns) : sql.readByRunIdQuery(queue, vt, qty, runId, s.columns);
+  const q =
+    checked.pollSec !== undefined
+      ? sql.readWithPollQuery(queue, vt, qty, checked.pollSec, runId, s.columns)
+      : runId === undefined
+        ? sql.readQuery(queue, vt, qty, s.columns)
+        : sql.readByRunIdQuery(queue, vt, qty, runId, s.columns);
   const rows = await s.run<MessageRow>(q, queue);
   return rows.map((r) => toMessage(r, 'inflight'));
 }

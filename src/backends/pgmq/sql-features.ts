@@ -9,8 +9,15 @@ const GROUPED_FUNCTION: Record<GroupedRead, string> = {
   'grouped-head': 'pgmq.read_grouped_head',
 };
 
-export function readGroupedQuery(mode: GroupedRead, queue: string, vtSec: number, qty: number, cols: Columns): Query {
+/** pollSec: the _with_poll form, waiting up to that long (pgmq's own poll interval, 100 ms). */
+export function readGroupedQuery(mode: GroupedRead, queue: string, vtSec: number, qty: number, cols: Columns, pollSec?: number): Query {
   // The mode picks a fixed function name; anything else is refused by the caller first.
+  if (pollSec !== undefined) {
+    return {
+      text: `SELECT ${messageColumns(cols, 'r')} FROM ${GROUPED_FUNCTION[mode]}_with_poll($1::text, $2::integer, $3::integer, $4::integer) r`,
+      values: [queue, vtSec, qty, pollSec],
+    };
+  }
   return {
     text: `SELECT ${messageColumns(cols, 'r')} FROM ${GROUPED_FUNCTION[mode]}($1::text, $2::integer, $3::integer) r`,
     values: [queue, vtSec, qty],

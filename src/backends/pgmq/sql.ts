@@ -197,6 +197,26 @@ export function readByRunIdQuery(queue: string, vtSec: number, qty: number, runI
 }
 
 /**
+ * read_with_poll: waits up to pollSec for messages (pgmq's own poll interval, 100 ms). With a
+ * run id, 1.5+'s conditional form (the caller checks that the store has it).
+ */
+export function readWithPollQuery(
+  queue: string,
+  vtSec: number,
+  qty: number,
+  pollSec: number,
+  runId: string | undefined,
+  cols: Columns,
+): Query {
+  const cond = runId === undefined ? '' : ', 100, $5::jsonb';
+  return {
+    name: `smq_read_poll${runId === undefined ? '' : '_run'}_${variant(cols)}`,
+    text: `SELECT ${messageColumns(cols, 'r')} FROM pgmq.read_with_poll($1::text, $2::integer, $3::integer, $4::integer${cond}) r`,
+    values: runId === undefined ? [queue, vtSec, qty, pollSec] : [queue, vtSec, qty, pollSec, runIdCondition(runId)],
+  };
+}
+
+/**
  * The deliberately unsafe dequeue: candidates are selected without a lock, then updated by id.
  * Under READ COMMITTED two sessions can pick the same ids; the second UPDATE waits for the
  * first, re-checks only `msg_id = ANY(...)`, and hands the message out again. The tester uses

@@ -71,6 +71,7 @@ export function sendBatch(s: SqliteSession, queue: string, messages: readonly Se
 export function receive(s: SqliteSession, queue: string, options: ReceiveOptions): Message[] {
   const name = validateQueueName('sqlite', queue);
   const { qty, vtSec, dequeue: mode, naivePauseMs: pauseMs } = validate.receiveOptions(options);
+  if (options.pollSec !== undefined) throw invalidInput('SmoothMQ has no read with poll', 'receive without a poll time');
   const vtOverride = vtSec === undefined ? undefined : BigInt(vtSec);
   const runId = options.runId;
   return s.run(() =>

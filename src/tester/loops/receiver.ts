@@ -1,12 +1,13 @@
 // One receiver: receives in batches, records each delivery of this run's messages as an
 // event for the checker, acknowledges them (delete or archive) pipelined behind its next
 // receive, and hands messages of others back. Runs until the run stops.
-import type { Backend } from '../../backends/index.js';
+import type { Backend, Message } from '../../backends/index.js';
 import { SmqError } from '../../errors.js';
 import { decodeBody } from '../body.js';
 import { EventKind } from '../events.js';
 import { errorKind, errorText, succeeded } from '../failures.js';
 import { newWorkerHistogram, recordUs } from '../histograms.js';
+import type { WorkerSetup } from '../protocol.js';
 import type { ReceiverRecord } from '../recorder.js';
 import { backoffMs, EMPTY_RECEIVE_BACKOFF } from '../retry.js';
 import { failed, type LoopContext, type LoopSlot } from './context.js';
@@ -68,7 +69,7 @@ async function finishAck(ctx: LoopContext, slot: ReceiverSlot, inFlight: AckInFl
     const ok = done.has(m.id);
     if (ok) acked += 1;
     else totals.ackFailed += 1;
-    slot.record.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, m.id);
+    slot.record.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, m.id, o.startUs);
   }
   totals.acknowledged += acked;
   recorder.counter.at(recorder.secondOf(o.endUs)).acknowledged += acked;
@@ -86,6 +87,20 @@ function startHandBack(ctx: LoopContext, slot: ReceiverSlot): Promise<void> | un
       recorder.totals.lastError = errorText(e);
     },
   );
+}
+
+/** The receive call of --read (and --dequeue, --poll): plain read, read_with_poll, or a grouped read. */
+function readCall(setup: WorkerSetup, backend: Backend): (qty: number) => Promise<Message[]> {
+  const { queue, vtSec, dequeue, naivePauseMs, pollSec, read } = setup;
+  const poll = pollSec === undefined ? {} : { pollSec };
+  if (read === 'grouped' || read === 'grouped-rr' || read === 'grouped-head') {
+    // The run checked before it started that the store has them (run-queue.ts).
+    const grouped = backend.receiveGrouped!.bind(backend);
+    return (qty) => grouped(queue, read, { qty, vtSec, ...poll });
+  }
+  // Others' messages in the queue: the store gives this run's only (they are never claimed).
+  const only = setup.receiveByRunId ? { runId: setup.runId } : {};
+  return (qty) => backend.receive(queue, { qty, vtSec, dequeue, naivePauseMs, ...only, ...poll });
 }
 
 export async function runReceiver(ctx: LoopContext, index: number, backend: Backend): Promise<void> {
@@ -108,13 +123,13 @@ export async function runReceiver(ctx: LoopContext, index: number, backend: Back
 
 async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> {
   const { setup, recorder, clock, stop, watch, gate } = ctx;
-  const { queue, runId, batch, vtSec, dequeue, naivePauseMs, faults } = setup;
+  const { runId, batch, vtSec, faults, ackDelayMs, pollSec } = setup;
   const { totals, histograms, counter, endToEndBySecond, foreign, warmupEndUs } = recorder;
   const { backend, record } = slot;
   const { events } = record;
   const monoUs = clock.nowUs;
   // Others' messages in the queue: the store gives this run's only (they are never claimed).
-  const only = setup.receiveByRunId ? { runId } : {};
+  const read = readCall(setup, backend);
   const vtMs = vtSec * 1000;
   // Empty receives (or receives of foreign messages only) in a row: they back off.
   let idle = 0;
@@ -141,7 +156,7 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     // Foreign messages at the head of the queue (pgmq reads the oldest ids first) would fill
     // every batch: ask for as many more as are being handed back, so the run's still come.
     const qty = batch + Math.min(slot.handBack.length, MAX_FOREIGN_EXTRA);
-    const receiving = watch.track(backend.receive(queue, { qty, vtSec, dequeue, naivePauseMs, ...only }), issuedUs / 1000);
+    const receiving = watch.track(read(qty), issuedUs / 1000);
     receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
     // Foreign messages of the previous batch go back behind this receive: it cannot take them again.
     const givingBack = startHandBack(ctx, slot);
@@ -179,7 +194,8 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     if (messages.length === 0) {
       totals.emptyReceives += 1;
       counter.at(second).emptyReceives += 1;
-      await stop.pause(backoffMs(idle++, EMPTY_RECEIVE_BACKOFF));
+      // A read with poll waited for messages already.
+      if (pollSec === undefined) await stop.pause(backoffMs(idle++, EMPTY_RECEIVE_BACKOFF));
       continue;
     }
     const ours: { sender: number; seq: number; id: bigint }[] = [];
@@ -205,7 +221,8 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
       const startMs = m.lastReadAt ? m.lastReadAt.getTime() : leaseMs - vtMs;
       // A read count above 1 on a message: the queue handed it out before, perhaps to a
       // receive whose answer never arrived (the checker has then not seen that delivery).
-      events.push(m.readCount > 1 ? EventKind.redelivery : EventKind.delivery, body.sender, body.seq, startMs, leaseMs, recvStart, m.id);
+      const kind = m.readCount > 1 ? EventKind.redelivery : EventKind.delivery;
+      events.push(kind, body.sender, body.seq, startMs, leaseMs, recvStart, m.id, recvEnd);
       ours.push({ sender: body.sender, seq: body.seq, id: m.id });
       // End-to-end only for first deliveries: a redelivery's age is the lease, not the queue.
       if (m.readCount <= 1 && Number.isFinite(body.sendStartUs)) {
@@ -234,6 +251,8 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     recorder.lastConsumedUs = recvEnd;
     ctx.onMessages(totals.received);
     if (measured > 0) recorder.measured(measured, recvStart, recvEnd);
+    // --ack-delay: the batch is worked on this long first (a consumer's processing time).
+    if (ackDelayMs > 0) await stop.pause(ackDelayMs);
     // Acknowledge what carries this run's id, and nothing else.
     pendingAck = startAck(ctx, backend, ackIds, ours);
   }

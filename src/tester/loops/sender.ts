@@ -1,8 +1,8 @@
 // One sender: sends the run's messages (numbered by seq, carrying the run id and their send
 // time) in batches, closed loop or paced (--rate), under --max-backlog if set, and records
 // each call's outcome. Runs until its messages or its duration are done, or the run stops.
-import type { Backend } from '../../backends/index.js';
-import { encodeBody, PaddingCache } from '../body.js';
+import type { Backend, SendInput } from '../../backends/index.js';
+import { encodeBody, GROUP_HEADER, groupName, groupOf, PaddingCache } from '../body.js';
 import { succeeded } from '../failures.js';
 import { recordUs } from '../histograms.js';
 import { waitUntil, type PaceClock } from '../pacer.js';
@@ -14,7 +14,7 @@ class InjectedFault extends Error {}
 
 export async function runSender(ctx: LoopContext, index: number, backend: Backend): Promise<void> {
   const { setup, recorder, clock, stop, watch, gate } = ctx;
-  const { batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults } = setup;
+  const { batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults, groups } = setup;
   const { totals, histograms, counter } = recorder;
   const { runStartUs, warmupEndUs } = recorder;
   const slot: LoopSlot = { index, backend, consecutiveErrors: 0, failingSinceUs: undefined, serverUnknown: true };
@@ -67,9 +67,10 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       gate?.release(n, false);
       break;
     }
-    const bodyOf = (k: number) => ({
-      body: encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs }, sizeBytes, padding),
-    });
+    const bodyOf = (k: number): SendInput => {
+      const body = encodeBody({ runId, sender: index, seq: seq + k, sendStartUs: startUs, intendedUs, groups }, sizeBytes, padding);
+      return groups > 0 ? { body, headers: { [GROUP_HEADER]: groupName(groupOf(seq + k, groups).group) } } : { body };
+    };
     try {
       if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
       const sending =

@@ -1,0 +1,214 @@
+// smq tester with FIFO groups (--groups, --read): real worker threads (from dist/) on smq's
+// compat schema and on real pgmq 1.13.0 (plain SQL; skipped without SMQ_TEST_PGMQ_DIR). The
+// wrong strategy (plain read of a grouped workload by several receivers) is caught; the
+// grouped reads come out clean, also when leases run out; and faults injected from outside by
+// the test's own SQL (a lease cut short by pgmq.set_vt, a group's head moved away) are found.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
+import type { TesterConfig } from '../../src/tester/index.js';
+import { clonePgmq, NO_RELEASES } from '../helpers/real-pgmq.js';
+import { ensureBuilt, runCli } from '../helpers/run-cli.js';
+import { baseConfig, loadTester } from '../helpers/tester-dist.js';
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+const installs = inject('pgmqInstalls').filter((i) => i.release === '1.13.0' && i.form === 'sql');
+const stores: { name: string; url: () => Promise<string> }[] = [
+  { name: 'compat schema', url: async () => inject('pgUrl') },
+  ...installs.map((i) => ({
+    name: i.label,
+    url: () => clonePgmq(i.template, `fifo_${randomBytes(4).toString('hex')}`),
+  })),
+];
+
+const newRunId = (what: string) => `fifo${what}${randomBytes(3).toString('hex')}`;
+
+async function run(url: string, patch: Partial<TesterConfig>) {
+  const { TesterRun } = await loadTester();
+  return new TesterRun(baseConfig({ kind: 'pgmq', url }, { groups: 4, ...patch })).run();
+}
+
+/** Runs `step` every `everyMs` on the test's own connection while the run goes on. */
+async function alongside<T>(url: string, running: Promise<T>, everyMs: number, step: (c: pg.Client) => Promise<void>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  let done = false;
+  const finished = running.finally(() => (done = true));
+  try {
+    while (!done) {
+      await step(c);
+      await Promise.race([finished.catch(() => undefined), new Promise((r) => setTimeout(r, everyMs))]);
+    }
+    return await finished;
+  } finally {
+    await c.end();
+  }
+}
+
+describe.each(stores)('tester --groups on $name', (store) => {
+  test('plain read of a grouped workload by several receivers: group overlap and reordered, exit as violations', async () => {
+    const url = await store.url();
+    const report = await run(url, {
+      senders: 2,
+      receivers: 4,
+      messagesPerSender: 150,
+      batch: 5,
+      read: 'plain',
+      ackDelayMs: 20,
+    });
+    expect(report.verdict).toBe('violations');
+    expect(report.counts.groupOverlap).toBeGreaterThan(0);
+    expect(report.counts.reordered).toBeGreaterThan(0);
+    // Nothing else is wrong: every message came once and was deleted.
+    expect(report.counts).toMatchObject({ sent: 300, ok: 300, lost: 0, doubleDequeued: 0 });
+    expect(report.examples.groupOverlap.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  test.each(['grouped', 'grouped-rr', 'grouped-head'] as const)(
+    '--read %s: clean',
+    async (read) => {
+      const url = await store.url();
+      const report = await run(url, { senders: 2, receivers: 3, messagesPerSender: 120, batch: 4, read });
+      expect(report.verdict).toBe('clean');
+      expect(report.counts).toMatchObject({ sent: 240, ok: 240, groupOverlap: 0, reordered: 0, lost: 0 });
+      expect(report.config).toMatchObject({ groups: 4, read });
+    },
+    120_000,
+  );
+
+  test('--read grouped with --poll, leases running out under slow acknowledgements: redelivered, still clean', async () => {
+    const url = await store.url();
+    const report = await run(url, {
+      senders: 1,
+      receivers: 3,
+      messagesPerSender: 24,
+      batch: 2,
+      groups: 2,
+      read: 'grouped',
+      pollSec: 1,
+      vtSec: 1,
+      // Past the lease: another receiver gets the group again (the same messages first) meanwhile.
+      ackDelayMs: 1300,
+      settleMs: 0,
+    });
+    expect(report.counts.redelivered).toBeGreaterThan(0);
+    expect(report.counts).toMatchObject({ sent: 24, lost: 0, doubleDequeued: 0, groupOverlap: 0, reordered: 0 });
+    expect(report.verdict).toBe('clean');
+  }, 120_000);
+
+  test("a lease cut short from outside (the test's pgmq.set_vt): the group's next message overlaps the first receiver's hold", async () => {
+    const url = await store.url();
+    const runId = newRunId('vt');
+    const table = `pgmq.q_smq_tester_${runId}`;
+    let cut = 0;
+    const running = run(url, {
+      runId,
+      senders: 1,
+      receivers: 2,
+      messagesPerSender: 60,
+      batch: 3,
+      groups: 2,
+      read: 'grouped',
+      ackDelayMs: 300,
+    });
+    const report = await alongside(url, running, 150, async (c) => {
+      if (cut >= 4) return;
+      // A message a receiver holds (in flight) becomes visible again at once.
+      const held = await c
+        .query<{ msg_id: string }>(`SELECT msg_id::text FROM ${table} WHERE vt > clock_timestamp() AND read_ct > 0 ORDER BY msg_id LIMIT 1`)
+        .catch(() => ({ rows: [] }));
+      if (held.rows[0] === undefined) return;
+      const q = `smq_tester_${runId}`;
+      const r = await c.query('SELECT msg_id FROM pgmq.set_vt($1::text, $2::bigint, 0)', [q, held.rows[0].msg_id]);
+      cut += r.rowCount ?? 0;
+    });
+    expect(cut).toBeGreaterThan(0);
+    expect(report.verdict).toBe('violations');
+    expect(report.counts.groupOverlap).toBeGreaterThan(0);
+    expect(report.counts.doubleDequeued).toBeGreaterThan(0);
+  }, 120_000);
+
+  test("a group's head moved away and hidden from outside (the test's SQL): the next message of its group is reordered", async () => {
+    const url = await store.url();
+    const runId = newRunId('mv');
+    const table = `pgmq.q_smq_tester_${runId}`;
+    let moved = 0;
+    const running = run(url, {
+      runId,
+      senders: 1,
+      receivers: 2,
+      messagesPerSender: 60,
+      batch: 2,
+      groups: 2,
+      read: 'grouped',
+      ackDelayMs: 150,
+    });
+    const report = await alongside(url, running, 100, async (c) => {
+      if (moved >= 3) return;
+      // The oldest waiting message of group g0 leaves its group and is hidden for 2 s.
+      const r = await c
+        .query(
+          `UPDATE ${table} SET headers = jsonb_set(headers, '{x-pgmq-group}', '"elsewhere"'), vt = clock_timestamp() + interval '2 seconds'
+           WHERE msg_id = (SELECT min(msg_id) FROM ${table} WHERE headers->>'x-pgmq-group' = 'g0' AND read_ct = 0 AND vt <= clock_timestamp())`,
+        )
+        .catch(() => ({ rowCount: 0 }));
+      moved += r.rowCount ?? 0;
+    });
+    expect(moved).toBeGreaterThan(0);
+    expect(report.verdict).toBe('violations');
+    expect(report.counts.reordered).toBeGreaterThan(0);
+    expect(report.counts).toMatchObject({ lost: 0, doubleDequeued: 0 });
+  }, 120_000);
+});
+
+describe.skipIf(installs.length > 0)('tester --groups on real pgmq 1.13.0', () => {
+  test.skip(NO_RELEASES, () => undefined);
+});
+
+describe('smq tester --groups / --read where the store has no groups: one line, exit 2, nothing created', () => {
+  test('SQLite (SmoothMQ has no groups): the file is not even created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'smq-fifo-'));
+    try {
+      const file = join(dir, 'q.sqlite');
+      for (const flags of [
+        ['--groups', '4'],
+        ['--read', 'grouped'],
+        ['--read', 'poll'],
+      ]) {
+        const r = await runCli(['tester', '--sqlite', file, ...flags]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/needs pgmq: SmoothMQ has no FIFO groups/);
+        expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2); // the line and its hint
+        expect(r.stdout).toBe('');
+        expect(existsSync(file)).toBe(false);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  const old = inject('pgmqInstalls').find((i) => i.release === '1.4.4');
+  test.skipIf(old === undefined)(`pgmq 1.4.4 (no headers)${old ? '' : ` (${NO_RELEASES})`}`, async () => {
+    const url = await clonePgmq(old!.template, `fifo_144_${randomBytes(3).toString('hex')}`);
+    for (const flags of [
+      ['--groups', '4'],
+      ['--read', 'grouped'],
+    ]) {
+      const r = await runCli(['tester', '--url', url, ...flags]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(flags[0] === '--groups' ? /--groups tags messages with the x-pgmq-group header/ : /--read grouped needs/);
+      expect(r.stderr).toMatch(/pgmq 1\.4\.4/);
+    }
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      expect((await c.query('SELECT count(*)::int AS n FROM pgmq.meta')).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await c.end();
+    }
+  });
+});
