@@ -18,7 +18,7 @@
 // database, so it is given the benefit of the doubt: a correct grouped read, whose next read
 // follows a delete by a few microseconds, is never flagged. Until the delete is seen, the
 // suspicion waits (Suspect); at the end, one whose message was never acknowledged is confirmed.
-import type { MessageRef } from './classes.js';
+import type { FifoJudge, FifoSummary, MessageRef } from './classes.js';
 
 /** One delivery of a receive call, as the checker gets it (events.ts). */
 export interface FifoDelivery {
@@ -32,12 +32,6 @@ export interface FifoDelivery {
   readonly callKeyUs: number;
   readonly callEndUs: number;
   readonly id?: string | undefined;
-}
-
-export interface FifoSummary {
-  readonly groupOverlap: number;
-  readonly reordered: number;
-  readonly examples: { readonly groupOverlap: readonly MessageRef[]; readonly reordered: readonly MessageRef[] };
 }
 
 const OVERLAP = 0;
@@ -87,7 +81,7 @@ const keyOf = (sender: number, seq: number) => sender * 2 ** 32 + seq;
 const refOf = (x: FifoDelivery): MessageRef =>
   x.id === undefined ? { sender: x.sender, seq: x.seq } : { sender: x.sender, seq: x.seq, id: x.id };
 
-export class FifoChecker {
+export class FifoChecker implements FifoJudge {
   private readonly open = new Map<number, Map<number, OpenMessage>>();
   private readonly lanes = new Map<number, Lane>();
   private readonly flagged = [new Set<number>(), new Set<number>()];

@@ -1,8 +1,6 @@
 // The classes a tester run sorts messages into, and the checker's counts and options
 // (checker.ts holds the per-message state).
 
-import type { FifoChecker } from './checker-fifo.js';
-
 export type SendOutcome = 'acked' | 'uncertain';
 
 export const EXAMPLE_CLASSES = [
@@ -97,8 +95,8 @@ export interface CheckerOptions {
    * unexpected, and one found in the queue is not drained.
    */
   readonly sendsUnknown?: boolean;
-  /** --groups: the FIFO checker fed the same events (the collector feeds it); its counts join the summary. */
-  readonly fifo?: FifoChecker | undefined;
+  /** --groups: the FIFO checker (checker-fifo.ts), fed the same events by the collector; its counts join the summary. */
+  readonly fifo?: FifoJudge | undefined;
 }
 
 /** What a row found in the queue after the run says about its message. */
@@ -108,4 +106,18 @@ export type FoundInQueue = 'notDrained' | 'resurrected' | 'duplicated' | 'unexpe
 export function hasViolations(counts: CheckerCounts): boolean {
   const fifo = counts.groupOverlap + counts.reordered;
   return counts.lost + counts.doubleDequeued + counts.duplicated + counts.resurrected + counts.unexpected + fifo > 0;
+}
+
+/** The FIFO checker's final count (checker-fifo.ts). */
+export interface FifoSummary {
+  readonly groupOverlap: number;
+  readonly reordered: number;
+  readonly examples: { readonly groupOverlap: readonly MessageRef[]; readonly reordered: readonly MessageRef[] };
+}
+
+/** What the delivery checker asks of the FIFO checker. */
+export interface FifoJudge {
+  readonly violationsSoFar: number;
+  /** delivered: whether the run ever delivered (sender, seq). */
+  summarize(delivered: (sender: number, seq: number) => boolean): FifoSummary;
 }

@@ -2,15 +2,14 @@
 import type { Target } from '../backends/target.js';
 import { usageError } from '../errors.js';
 import type { FaultSpec } from './fault-spec.js';
-import type { Faults } from './protocol.js';
+import { READ_MODES, type Faults, type ReadMode } from './protocol.js';
+
+export { READ_MODES, type ReadMode };
 
 export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
 export const ISOLATIONS = ['read-committed', 'repeatable-read', 'serializable'] as const;
 export const DEQUEUE_STRATEGIES = ['safe', 'naive'] as const;
 export const ACK_MODES = ['delete', 'archive'] as const;
-/** How receivers read: pgmq's read, read_with_poll, or one of its grouped reads (FIFO groups). */
-export const READ_MODES = ['plain', 'poll', 'grouped', 'grouped-rr', 'grouped-head'] as const;
-export type ReadMode = (typeof READ_MODES)[number];
 /** --groups is at most this (the header's values g0 … g<N-1>). */
 export const MAX_GROUPS = 1_000_000;
 

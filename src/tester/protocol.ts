@@ -6,9 +6,12 @@ import type { ServerIdentity, ServerInfo } from '../backends/types.js';
 import type { Target } from '../backends/target.js';
 import type { HistogramName } from './histograms.js';
 import type { SeriesPoint } from './series.js';
-import type { ReadMode } from './config.js';
 
 export type WorkerRole = 'sender' | 'receiver';
+
+/** How receivers read (--read): pgmq's read, read_with_poll, or one of its grouped reads (FIFO groups). */
+export const READ_MODES = ['plain', 'poll', 'grouped', 'grouped-rr', 'grouped-head'] as const;
+export type ReadMode = (typeof READ_MODES)[number];
 
 /** Test hooks that make a run go wrong on purpose (SMQ_TESTER_FAULTS); never set by normal use. */
 export interface Faults {

@@ -4,7 +4,7 @@
 // grouped reads come out clean, also when leases run out; and faults injected from outside by
 // the test's own SQL (a lease cut short by pgmq.set_vt, a group's head moved away) are found.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -108,11 +108,13 @@ describe.each(stores)('tester --groups on $name', (store) => {
     const running = run(url, {
       runId,
       senders: 1,
-      receivers: 2,
+      // One receiver more than groups: one is always waiting to read a message that comes free.
+      receivers: 3,
       messagesPerSender: 60,
       batch: 3,
       groups: 2,
       read: 'grouped',
+      pollSec: 1,
       ackDelayMs: 300,
     });
     const report = await alongside(url, running, 150, async (c) => {
@@ -170,22 +172,26 @@ describe.skipIf(installs.length > 0)('tester --groups on real pgmq 1.13.0', () =
 });
 
 describe('smq tester --groups / --read where the store has no groups: one line, exit 2, nothing created', () => {
-  test('SQLite (SmoothMQ has no groups): the file is not even created', async () => {
+  test('SQLite (SmoothMQ has no groups): embedded or a file, nothing created in it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'smq-fifo-'));
     try {
       const file = join(dir, 'q.sqlite');
+      expect((await runCli(['init', '--sqlite', file])).code).toBe(0);
       for (const flags of [
         ['--groups', '4'],
         ['--read', 'grouped'],
         ['--read', 'poll'],
+        ['--read', 'plain', '--poll', '2s'],
       ]) {
-        const r = await runCli(['tester', '--sqlite', file, ...flags]);
-        expect(r.code).toBe(2);
-        expect(r.stderr).toMatch(/needs pgmq: SmoothMQ has no FIFO groups/);
-        expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2); // the line and its hint
-        expect(r.stdout).toBe('');
-        expect(existsSync(file)).toBe(false);
+        for (const where of [[], ['--sqlite', file]]) {
+          const r = await runCli(['tester', ...where, ...flags]);
+          expect(r.code).toBe(2);
+          expect(r.stderr).toMatch(/needs pgmq: SmoothMQ has no FIFO groups/);
+          expect(r.stderr.trim().split('\n')).toHaveLength(1);
+          expect(r.stdout).toBe('');
+        }
       }
+      expect(JSON.parse((await runCli(['queues', '--sqlite', file, '--json'])).stdout)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

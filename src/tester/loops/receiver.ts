@@ -128,7 +128,6 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
   const { backend, record } = slot;
   const { events } = record;
   const monoUs = clock.nowUs;
-  // Others' messages in the queue: the store gives this run's only (they are never claimed).
   const read = readCall(setup, backend);
   const vtMs = vtSec * 1000;
   // Empty receives (or receives of foreign messages only) in a row: they back off.
