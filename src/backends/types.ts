@@ -87,6 +87,14 @@ export interface QueueStats {
    */
   readonly insertedTotal?: number | undefined;
   readonly removedTotal?: number | undefined;
+  /**
+   * capabilities.groups: how many FIFO groups (distinct `x-pgmq-group` values) the queue's
+   * messages carry; when the counts are estimated, among its oldest 1,000 messages
+   * (pgmq/sql.ts GROUPS_SAMPLE).
+   */
+  readonly groups?: number;
+  /** capabilities.notifyInsert: insert notifications' throttle in ms while they are on; null: off. */
+  readonly notifyThrottleMs?: number | null;
   /** pgmq meta. */
   readonly isUnlogged?: boolean;
   readonly isPartitioned?: boolean;
@@ -164,6 +172,10 @@ export interface GroupStats {
   readonly headId: MessageId;
   readonly headState: MessageState;
   readonly headReadCount: number;
+  /** The head message's enqueued_at, vt and (pgmq 1.10+) last_read_at. */
+  readonly headEnqueuedAt?: Date | null;
+  readonly headVisibleAt?: Date;
+  readonly headLastReadAt?: Date | null;
 }
 
 /** A topic binding (pgmq 1.11+): messages sent with a routing key matching `pattern` go to `queue`. */
@@ -187,12 +199,15 @@ export interface PeekOptions {
   /** Look up one message. */
   readonly id?: MessageId;
   readonly order?: 'oldest' | 'newest';
+  /** Only one FIFO group's messages (capabilities.groups); null: the group-less lane. */
+  readonly group?: string | null;
 }
 
 export interface CountBeforeOptions {
   readonly id: MessageId;
   readonly state?: MessageState | 'all';
   readonly order?: 'oldest' | 'newest';
+  readonly group?: string | null;
 }
 
 export interface CreateQueueOptions {
@@ -298,6 +313,11 @@ export interface Backend {
   sendTopic?(routingKey: string, messages: readonly SendInput[]): Promise<TopicDelivery[]>;
   /** Optional (capabilities.topics): every topic binding. */
   topicBindings?(): Promise<TopicBinding[]>;
+  /**
+   * Optional (capabilities.topics): the bindings a routing key matches (pgmq's test_routing),
+   * so the queues a topic send would reach; sends nothing. A key pgmq refuses throws.
+   */
+  testRouting?(routingKey: string): Promise<TopicBinding[]>;
   /** Optional (capabilities.topics): binds a pattern to a queue; false when it was bound already. */
   bindTopic?(pattern: string, queue: string): Promise<boolean>;
   /** Optional (capabilities.topics): false when there was no such binding. */

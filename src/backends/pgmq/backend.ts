@@ -192,11 +192,11 @@ export class PgmqBackend implements Backend {
   }
 
   listQueues(options?: ListQueuesOptions): Promise<QueueStats[]> {
-    return queues.listQueues(this.s, options);
+    return queues.listQueues(this.s, options, this.capabilities);
   }
 
   queueStats(queue: string): Promise<QueueStats> {
-    return queues.queueStats(this.s, queue);
+    return queues.queueStats(this.s, queue, this.capabilities);
   }
 
   createQueue(queue: string, options?: CreateQueueOptions): Promise<boolean> {
@@ -261,6 +261,10 @@ export class PgmqBackend implements Backend {
 
   topicBindings(): Promise<TopicBinding[]> {
     return features.topicBindings(this.s, this.capabilities);
+  }
+
+  testRouting(routingKey: string): Promise<TopicBinding[]> {
+    return features.testRouting(this.s, this.capabilities, routingKey);
   }
 
   bindTopic(pattern: string, queue: string): Promise<boolean> {

@@ -56,12 +56,15 @@ interface GroupRow {
   head_id: string;
   head_read_ct: number;
   head_state: MessageState;
+  head_enqueued_at: Date | null;
+  head_vt: Date;
+  head_last_read_at: Date | null;
 }
 
 export async function groups(s: PgmqSession, caps: Capabilities, queue: string): Promise<GroupStats[]> {
   need(caps, 'groups');
   const rel = await s.table(queue);
-  const rows = await s.run<GroupRow>(sql.groupsQuery(rel), queue);
+  const rows = await s.run<GroupRow>(sql.groupsQuery(rel, s.columns), queue);
   return rows.map((r) => ({
     group: r.grp,
     ready: toNumber(r.ready),
@@ -70,6 +73,9 @@ export async function groups(s: PgmqSession, caps: Capabilities, queue: string):
     headId: BigInt(r.head_id),
     headState: r.head_state,
     headReadCount: r.head_read_ct,
+    headEnqueuedAt: r.head_enqueued_at,
+    headVisibleAt: r.head_vt,
+    headLastReadAt: r.head_last_read_at,
   }));
 }
 
@@ -112,6 +118,12 @@ export async function sendTopic(
 export async function topicBindings(s: PgmqSession, caps: Capabilities): Promise<TopicBinding[]> {
   need(caps, 'topics');
   const rows = await s.run<{ pattern: string; queue_name: string; bound_at: Date | null }>(sql.TOPIC_BINDINGS);
+  return rows.map((r) => ({ pattern: r.pattern, queue: r.queue_name, boundAt: r.bound_at }));
+}
+
+export async function testRouting(s: PgmqSession, caps: Capabilities, routingKey: string): Promise<TopicBinding[]> {
+  need(caps, 'topics');
+  const rows = await s.run<{ pattern: string; queue_name: string; bound_at: Date | null }>(sql.testRoutingQuery(routingKey));
   return rows.map((r) => ({ pattern: r.pattern, queue: r.queue_name, boundAt: r.bound_at }));
 }
 

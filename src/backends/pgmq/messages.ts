@@ -12,6 +12,7 @@ import type {
   SendInput,
 } from '../types.js';
 import * as validate from '../validate.js';
+import { lacking } from '../features.js';
 
 /** The states a pgmq message can be in (no failed state: pgmq has no retry limit). */
 const PGMQ_STATES: readonly MessageState[] = ['ready', 'inflight', 'delayed'];
@@ -163,9 +164,10 @@ export async function countBefore(s: PgmqSession, queue: string, options: CountB
     { limit: 1, state: options.state, order: options.order, afterId: options.id },
     PGMQ_STATES,
   );
+  if (options.group !== undefined && !s.columns.headers) throw lacking('groups');
   const rel = await s.table(queue);
   const rows = await s.run<{ n: string }>(
-    sql.countBeforeQuery(rel, { id: afterId!, state: state as Exclude<MessageState, 'failed'> | 'all', order }),
+    sql.countBeforeQuery(rel, { id: afterId!, state: state as Exclude<MessageState, 'failed'> | 'all', order, group: options.group }),
     queue,
   );
   return Number(rows[0]?.n ?? 0);
@@ -174,6 +176,8 @@ export async function countBefore(s: PgmqSession, queue: string, options: CountB
 export async function peek(s: PgmqSession, queue: string, options: PeekOptions): Promise<Message[]> {
   if (options.state === 'failed') throw invalidInput('pgmq has no failed state', 'use ready, inflight, delayed or all');
   validate.peekOptions(options, PGMQ_STATES);
+  // Groups are keyed on a header: pgmq 1.4 has no headers, so no groups to peek by.
+  if (options.group !== undefined && !s.columns.headers) throw lacking('groups');
   const rel = await s.table(queue);
   const rows = await s.run<MessageRow>(sql.peekQuery(rel, s.columns, options), queue);
   return rows.map((r) => toMessage(r));

@@ -1,6 +1,6 @@
 // pgmq queue administration: listing with stats, create, drop and purge.
 import { SmqError, queueNotFound } from '../../errors.js';
-import type { CreateQueueOptions, ListQueuesOptions, QueueStats } from '../types.js';
+import type { Capabilities, CreateQueueOptions, ListQueuesOptions, QueueStats } from '../types.js';
 import { toNumber, type PgmqSession } from './session.js';
 import * as sql from './sql.js';
 
@@ -11,19 +11,23 @@ const SINGLE_QUEUE_EXACT_THRESHOLD = 100_000;
 /** Distinct stats statements a backend prepares at most; later ones run unprepared. */
 const MAX_PREPARED_STATS = 64;
 
-export async function listQueues(s: PgmqSession, options: ListQueuesOptions = {}): Promise<QueueStats[]> {
-  return stats(s, null, options.exactThreshold ?? DEFAULT_EXACT_THRESHOLD);
+/** What a listing says beyond the counts: FIFO groups and insert notifications, where pgmq has them. */
+type Extras = Pick<Capabilities, 'groups' | 'notifyInsert'>;
+const NO_EXTRAS: Extras = { groups: false, notifyInsert: false };
+
+export async function listQueues(s: PgmqSession, options: ListQueuesOptions = {}, extras: Extras = NO_EXTRAS): Promise<QueueStats[]> {
+  return stats(s, null, options.exactThreshold ?? DEFAULT_EXACT_THRESHOLD, extras);
 }
 
-export async function queueStats(s: PgmqSession, queue: string): Promise<QueueStats> {
-  const [found] = await stats(s, s.name(queue), SINGLE_QUEUE_EXACT_THRESHOLD);
+export async function queueStats(s: PgmqSession, queue: string, extras: Extras = NO_EXTRAS): Promise<QueueStats> {
+  const [found] = await stats(s, s.name(queue), SINGLE_QUEUE_EXACT_THRESHOLD, extras);
   if (!found) throw queueNotFound(queue);
   return found;
 }
 
 /** 1 + ceil(queues / STATS_CHUNK) round trips; see sql.ts for why two steps. */
-async function stats(s: PgmqSession, queue: string | null, exactThreshold: number): Promise<QueueStats[]> {
-  const catalog = await s.run<CatalogRow>(sql.queueCatalogQuery(queue), queue ?? undefined);
+async function stats(s: PgmqSession, queue: string | null, exactThreshold: number, extras: Extras): Promise<QueueStats[]> {
+  const catalog = await s.run<CatalogRow>(sql.queueCatalogQuery(queue, extras.notifyInsert), queue ?? undefined);
   const out: QueueStats[] = [];
   for (let start = 0; start < catalog.length; start += sql.STATS_CHUNK) {
     const chunk = catalog.slice(start, start + sql.STATS_CHUNK);
@@ -33,12 +37,12 @@ async function stats(s: PgmqSession, queue: string | null, exactThreshold: numbe
       estimate: toNumber(c.q_live) > exactThreshold,
       estimateArchive: toNumber(c.a_live) > exactThreshold,
     }));
-    const q = sql.queueStatsQuery(targets);
+    const q = sql.queueStatsQuery(targets, extras.groups);
     // Bound the statements prepared on a long-lived connection (queues come and go).
     const named = s.preparedStats.size < MAX_PREPARED_STATS || s.preparedStats.has(q.name!);
     if (named) s.preparedStats.add(q.name!);
     const rows = await s.run<StatsRow>(named ? q : { text: q.text, values: q.values }, queue ?? undefined);
-    for (const r of rows) out[start + r.i] = toStats(chunk[r.i]!, r);
+    for (const r of rows) out[start + r.i] = toStats(chunk[r.i]!, r, extras);
   }
   return out.filter((x) => x !== undefined);
 }
@@ -87,6 +91,7 @@ interface CatalogRow {
   a_live: string | null;
   q_inserted: string | null;
   q_deleted: string | null;
+  notify_ms: number | null;
 }
 
 interface StatsRow {
@@ -100,11 +105,12 @@ interface StatsRow {
   estimated: boolean | null;
   archived: string | null;
   archived_estimated: boolean | null;
+  groups: string | null;
 }
 
 const age = (v: string | null): number | null => (v === null ? null : Math.max(0, Number(v)));
 
-function toStats(c: CatalogRow, r: StatsRow): QueueStats {
+function toStats(c: CatalogRow, r: StatsRow, extras: Extras): QueueStats {
   return {
     name: c.queue_name,
     ready: toNumber(r.ready),
@@ -120,5 +126,7 @@ function toStats(c: CatalogRow, r: StatsRow): QueueStats {
     isPartitioned: c.is_partitioned,
     insertedTotal: c.q_inserted === null ? undefined : toNumber(c.q_inserted),
     removedTotal: c.q_deleted === null ? undefined : toNumber(c.q_deleted),
+    ...(extras.groups ? { groups: toNumber(r.groups) } : {}),
+    ...(extras.notifyInsert ? { notifyThrottleMs: c.notify_ms } : {}),
   };
 }

@@ -29,10 +29,12 @@ export function readGroupedQuery(mode: GroupedRead, queue: string, vtSec: number
  * messages without it), oldest head first, with the head message's state and read count.
  * One scan of the queue table and a look-up of each head by id.
  */
-export function groupsQuery(rel: string): Query {
+export function groupsQuery(rel: string, cols: Columns): Query {
   return {
     text: `SELECT g.grp, g.ready, g.inflight, g.delayed, h.msg_id::text AS head_id, h.read_ct AS head_read_ct,
-       CASE WHEN h.vt <= now() THEN 'ready' WHEN h.read_ct > 0 THEN 'inflight' ELSE 'delayed' END AS head_state
+       CASE WHEN h.vt <= now() THEN 'ready' WHEN h.read_ct > 0 THEN 'inflight' ELSE 'delayed' END AS head_state,
+       h.enqueued_at AS head_enqueued_at, h.vt AS head_vt,
+       ${cols.lastReadAt ? 'h.last_read_at' : 'NULL::timestamptz'} AS head_last_read_at
 FROM (SELECT headers->>'x-pgmq-group' AS grp,
              count(*) FILTER (WHERE vt <= now()) AS ready,
              count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
@@ -62,6 +64,17 @@ export const TOPIC_BINDINGS: Query = {
   text: 'SELECT pattern, queue_name, bound_at FROM pgmq.list_topic_bindings() ORDER BY pattern, queue_name',
   values: [],
 };
+
+/** The bindings a routing key matches, with when each was bound (test_routing has no bound_at). */
+export function testRoutingQuery(routingKey: string): Query {
+  return {
+    text: `SELECT r.pattern, r.queue_name, b.bound_at
+FROM pgmq.test_routing($1::text) r
+LEFT JOIN pgmq.topic_bindings b ON b.pattern = r.pattern AND b.queue_name = r.queue_name
+ORDER BY r.queue_name, r.pattern`,
+    values: [routingKey],
+  };
+}
 
 /** Binds (idempotent); `had`: the binding existed before (the statement's snapshot predates the insert). */
 export function bindTopicQuery(pattern: string, queue: string): Query {

@@ -44,21 +44,31 @@ export function messageColumns(cols: Columns, prefix = ''): string {
 // Table names in step 2 are the server's own quoted output from step 1, never a name typed
 // by a user.
 
-export function queueCatalogQuery(queue: string | null): Query {
+/**
+ * Step 1. With `notify` (pgmq 1.7+: pgmq.notify_insert_throttle exists) each queue's insert
+ * notification throttle too (null: off).
+ */
+export function queueCatalogQuery(queue: string | null, notify = false): Query {
+  const notifyMs = notify
+    ? `(SELECT n.throttle_interval_ms FROM pgmq.notify_insert_throttle n
+          WHERE lower(n.queue_name) = lower(m.queue_name) ORDER BY n.queue_name = m.queue_name DESC LIMIT 1)`
+    : 'NULL::integer';
   return {
-    name: 'smq_queue_catalog',
+    name: notify ? 'smq_queue_catalog_n' : 'smq_queue_catalog',
     text: `/* smq:queue-catalog */
 WITH t AS (
   SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at,
          to_regclass(format('pgmq.%I', 'q_' || lower(m.queue_name))) AS q,
-         to_regclass(format('pgmq.%I', 'a_' || lower(m.queue_name))) AS a
+         to_regclass(format('pgmq.%I', 'a_' || lower(m.queue_name))) AS a,
+         ${notifyMs} AS notify_ms
   FROM pgmq.meta m
   WHERE $1::text IS NULL OR lower(m.queue_name) = lower($1::text)
 )
 SELECT queue_name, is_partitioned, is_unlogged, created_at,
        q::text AS qrel, a::text AS arel,
        pg_stat_get_live_tuples(q) AS q_live, pg_stat_get_live_tuples(a) AS a_live,
-       pg_stat_get_tuples_inserted(q) AS q_inserted, pg_stat_get_tuples_deleted(q) AS q_deleted
+       pg_stat_get_tuples_inserted(q) AS q_inserted, pg_stat_get_tuples_deleted(q) AS q_deleted,
+       notify_ms
 FROM t WHERE q IS NOT NULL
 ORDER BY queue_name = $1::text DESC NULLS LAST, queue_name`,
     values: [queue],
@@ -77,22 +87,37 @@ export interface StatsTarget {
 /** Queues per statement of step 2: planning cost stays small, round trips stay few. */
 export const STATS_CHUNK = 100;
 
-const exactStats = (rel: string) => `SELECT count(*) FILTER (WHERE vt <= now()) AS ready,
+/** A queue's FIFO groups are counted among at most this many of its oldest messages when its counts are estimated. */
+export const GROUPS_SAMPLE = 1_000;
+
+/** The FIFO group of a message, as pgmq's grouped reads take it. */
+export const GROUP_KEY = `headers->>'x-pgmq-group'`;
+
+const exactStats = (rel: string, groups: boolean) => `SELECT count(*) FILTER (WHERE vt <= now()) AS ready,
   count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
   count(*) FILTER (WHERE vt > now() AND read_ct = 0) AS delayed,
   count(*) AS total,
   extract(epoch FROM now() - min(enqueued_at)) AS oldest,
   extract(epoch FROM now() - max(enqueued_at)) AS newest,
-  false AS estimated
+  false AS estimated,
+  ${groups ? `count(DISTINCT ${GROUP_KEY})` : 'NULL::bigint'} AS groups
 FROM ${rel}`;
 
 const liveTuples = (rel: string) => `pg_stat_get_live_tuples(${escapeLiteral(rel)}::regclass)`;
 
-const estimatedStats = (rel: string) => `SELECT greatest(${liveTuples(rel)} - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
+// A large queue's groups: among its oldest messages only (read through the msg_id index).
+const sampledGroups = (rel: string) =>
+  `(SELECT count(DISTINCT g) FROM (SELECT ${GROUP_KEY} AS g FROM ${rel} ORDER BY msg_id LIMIT ${GROUPS_SAMPLE}) s)`;
+
+const estimatedStats = (
+  rel: string,
+  groups: boolean,
+) => `SELECT greatest(${liveTuples(rel)} - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
   greatest(${liveTuples(rel)}, i.inflight + i.delayed) AS total,
   (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id LIMIT 1) AS oldest,
   (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id DESC LIMIT 1) AS newest,
-  true AS estimated
+  true AS estimated,
+  ${groups ? sampledGroups(rel) : 'NULL::bigint'} AS groups
 FROM (SELECT count(*) FILTER (WHERE read_ct > 0) AS inflight, count(*) FILTER (WHERE read_ct = 0) AS delayed
       FROM ${rel} WHERE vt > now()) i`;
 
@@ -100,11 +125,12 @@ FROM (SELECT count(*) FILTER (WHERE read_ct > 0) AS inflight, count(*) FILTER (W
  * Step 2 for up to STATS_CHUNK queues: one row per target, `i` its index in `targets`.
  * The text depends only on the set of queues and which are estimated, not on any count, so
  * it is named and prepared: planning a union over a hundred tables costs more than running
- * it, and a refresh of an unchanged list then reuses the plan.
+ * it, and a refresh of an unchanged list then reuses the plan. With `groups` (pgmq 1.9+) each
+ * queue's count of FIFO groups too, in the same scan.
  */
-export function queueStatsQuery(targets: readonly StatsTarget[]): Query {
+export function queueStatsQuery(targets: readonly StatsTarget[], groups = false): Query {
   const parts = targets.map((t, i) => {
-    const stats = t.estimate ? estimatedStats(t.qrel) : exactStats(t.qrel);
+    const stats = t.estimate ? estimatedStats(t.qrel, groups) : exactStats(t.qrel, groups);
     let archived = 'NULL::bigint';
     if (t.arel !== null) archived = t.estimateArchive ? liveTuples(t.arel) : `(SELECT count(*) FROM ${t.arel})`;
     return `SELECT ${i} AS i, s.*, ${archived} AS archived, ${t.estimateArchive} AS archived_estimated FROM (${stats}) s`;
@@ -149,27 +175,32 @@ export function peekQuery(rel: string, cols: Columns, options: PeekOptions): Que
     throw invalidInput(`unknown state ${JSON.stringify(state)}`, 'use ready, inflight, delayed or all');
   }
   const newest = options.order === 'newest';
+  const group = options.group !== undefined;
   const text = `SELECT ${messageColumns(cols)}, ${STATE_CASE} AS state
 FROM ${rel}
 WHERE ($1::bigint IS NULL OR msg_id = $1::bigint)
   AND ($2::bigint IS NULL OR msg_id ${newest ? '<' : '>'} $2::bigint)
-  AND ${STATE_WHERE[state]}
+  AND ${STATE_WHERE[state]}${group ? `\n  AND ${groupWhere(4)}` : ''}
 ORDER BY msg_id ${newest ? 'DESC' : 'ASC'}
 LIMIT $3::int`;
-  return { text, values: [options.id ?? null, options.afterId ?? null, options.limit] };
+  return { text, values: [options.id ?? null, options.afterId ?? null, options.limit, ...(group ? [options.group] : [])] };
 }
+
+/** One FIFO group's messages (parameter $n; NULL: the group-less lane), where a peek or a count asks for one group. */
+const groupWhere = (n: number) => `${GROUP_KEY} IS NOT DISTINCT FROM $${n}::text`;
 
 /** How many messages of a state come before `id` in an order (countBefore); `rel` as in peekQuery. */
 export function countBeforeQuery(
   rel: string,
-  options: { id: bigint; state: Exclude<MessageState, 'failed'> | 'all'; order: 'oldest' | 'newest' },
+  options: { id: bigint; state: Exclude<MessageState, 'failed'> | 'all'; order: 'oldest' | 'newest'; group?: string | null | undefined },
 ): Query {
   if (!Object.hasOwn(STATE_WHERE, options.state)) {
     throw invalidInput(`unknown state ${JSON.stringify(options.state)}`, 'use ready, inflight, delayed or all');
   }
+  const group = options.group !== undefined;
   const text = `SELECT count(*)::bigint AS n FROM ${rel}
-WHERE msg_id ${options.order === 'newest' ? '>' : '<'} $1::bigint AND ${STATE_WHERE[options.state]}`;
-  return { text, values: [options.id.toString()] };
+WHERE msg_id ${options.order === 'newest' ? '>' : '<'} $1::bigint AND ${STATE_WHERE[options.state]}${group ? ` AND ${groupWhere(2)}` : ''}`;
+  return { text, values: [options.id.toString(), ...(group ? [options.group] : [])] };
 }
 
 export function readQuery(queue: string, vtSec: number, qty: number, cols: Columns): Query {

@@ -21,6 +21,7 @@ import type {
   SendInput,
   ServerInfo,
 } from '../types.js';
+import { lacking } from '../features.js';
 import { BUSY_TIMEOUT_MS } from './errors.js';
 import * as messages from './messages.js';
 import { openSmoothMqFile } from './open.js';
@@ -124,10 +125,12 @@ class SqliteBackend implements Backend {
   }
 
   async countBefore(queue: string, options: CountBeforeOptions): Promise<number> {
+    if (options.group !== undefined) throw lacking('groups');
     return messages.countBefore(this.s, queue, options);
   }
 
   async peek(queue: string, options: PeekOptions): Promise<Message[]> {
+    if (options.group !== undefined) throw lacking('groups'); // SmoothMQ has no FIFO groups
     return messages.peek(this.s, queue, options);
   }
 

@@ -2,9 +2,22 @@
 import { Box, Text } from 'ink';
 import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import { helpColumns, helpFor, type HelpEntry, type Screen } from '../model/keys.js';
+import type { ViewScreen } from '../model/view-keys.js';
+
+const TITLES: Record<Screen | ViewScreen, string> = {
+  list: 'queue list',
+  queue: 'queue view',
+  message: 'message',
+  groups: 'FIFO groups',
+  topics: 'topic bindings',
+};
 
 export interface HelpProps {
-  readonly screen: Screen;
+  readonly screen: Screen | ViewScreen;
+  /** The keys of a side view (model/view-keys); the other screens' come from helpFor. */
+  readonly entries?: readonly HelpEntry[] | undefined;
+  readonly groups?: boolean;
+  readonly topics?: boolean;
   readonly readOnly: boolean;
   readonly archive: boolean;
   readonly failedState: boolean;
@@ -23,14 +36,12 @@ export function Help(p: HelpProps) {
     },
     { layer: LAYER_PROMPT },
   );
-  const entries = helpFor(p.screen, p);
+  const entries = p.entries ?? (p.screen === 'groups' || p.screen === 'topics' ? [] : helpFor(p.screen, p));
   const columns = helpColumns(entries, p.height - 2);
   const columnWidth = Math.floor(p.width / columns.length);
   return (
     <Box flexDirection="column" height={p.height}>
-      <Text bold>{`Keys (${p.screen === 'list' ? 'queue list' : p.screen === 'queue' ? 'queue view' : 'message'})${
-        p.readOnly ? ' · read-only: actions are off' : ''
-      }`}</Text>
+      <Text bold>{`Keys (${TITLES[p.screen]})${p.readOnly ? ' · read-only: actions are off' : ''}`}</Text>
       <Box flexDirection="row">
         {columns.map((column, i) => (
           <HelpColumn key={i} entries={column} width={columnWidth} />

@@ -16,6 +16,7 @@ import {
   rowsText,
   setOrder,
   setPageSize,
+  groupLabel,
   type PagingState,
 } from '../model/paging.js';
 import { formatAge, formatCount } from '../model/format.js';
@@ -135,10 +136,11 @@ export function QueueScreen(p: QueueScreenProps) {
       )}${s.failed !== undefined ? ` · failed ${formatCount(s.failed, s.estimated)}` : ''} · total ${formatCount(
         s.total,
         s.estimated,
-      )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}`
+      )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}${queueExtras(s)}`
     : 'queue not in the last refresh';
   const stateWord = p.paging.state === 'all' ? undefined : STATE_WORDS[p.paging.state];
-  const where = `${p.paging.order} first · ${stateWord ? `only ${stateWord}` : 'all states'}${current ? ` · ${rowsText(current, totalOf(s, p.paging))}` : ''}${
+  const groupWord = p.paging.group === undefined ? '' : `${groupLabel(p.paging.group)} · `;
+  const where = `${groupWord}${p.paging.order} first · ${stateWord ? `only ${stateWord}` : 'all states'}${current ? ` · ${rowsText(current, totalOf(s, p.paging))}` : ''}${
     loading && !fresh ? ' · loading…' : ''
   }`;
 
@@ -171,7 +173,15 @@ export function QueueScreen(p: QueueScreenProps) {
 
 /** The list's count of the messages the view shows (all of them, or one state's). */
 function totalOf(s: QueueStats | undefined, paging: PagingState): { n: number; estimated: boolean } | undefined {
-  if (!s) return undefined;
+  if (!s || paging.group !== undefined) return undefined; // the list counts whole queues, not groups
   const n = { all: s.total, ready: s.ready, inflight: s.inFlight, delayed: s.delayed, failed: s.failed }[paging.state];
   return n === undefined ? undefined : { n, estimated: s.estimated };
+}
+
+/** FIFO groups and insert notifications, where the store has them: " · 3 groups · notify on (250 ms)". */
+function queueExtras(s: QueueStats): string {
+  const groups = s.groups ? ` · ${formatCount(s.groups, s.estimated)} ${s.groups === 1 ? 'group' : 'groups'}` : '';
+  const notify =
+    s.notifyThrottleMs === undefined ? '' : s.notifyThrottleMs === null ? ' · notify off' : ` · notify on (${s.notifyThrottleMs} ms)`;
+  return groups + notify;
 }

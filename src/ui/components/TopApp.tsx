@@ -31,6 +31,11 @@ import { ListScreen } from './ListScreen.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ModalPrompt } from './Prompts.js';
 import { QueueScreen } from './QueueScreen.js';
+import { GroupsScreen } from './views/GroupsScreen.js';
+import { TopicsScreen } from './views/TopicsScreen.js';
+import { viewHelp, viewHints } from '../model/view-keys.js';
+import { lacking } from '../../backends/index.js';
+import { queueRefOf } from '../model/queue-ref.js';
 
 export interface TopAppProps {
   readonly backend: Backend;
@@ -112,11 +117,11 @@ export function TopApp(props: TopAppProps) {
     say('cancelled');
   };
 
-  const openQueue = async (queue: QueueRef) => {
+  const openQueue = async (queue: QueueRef, group?: string | null) => {
     setOpening(true); // keys typed after Enter are for the queue view: they wait for it
     try {
       await tenants.resolveBackend(queue);
-      dispatch({ type: 'openQueue', queue, pageSize: Math.max(1, bodyHeight - 2) });
+      dispatch({ type: 'openQueue', queue, pageSize: Math.max(1, bodyHeight - 2), ...(group === undefined ? {} : { group }) });
     } catch (e) {
       say(`cannot open ${queue.label}: ${errorText(e)}`, 'error');
     } finally {
@@ -153,10 +158,27 @@ export function TopApp(props: TopAppProps) {
         return dispatch({ type: 'back' });
       case 'action':
         return actions.request(cmd.action, queue, message);
+      case 'view': {
+        // Only what the store has: a side view it lacks says so in one line.
+        const feature = cmd.view === 'groups' ? 'groups' : 'topics';
+        if (!caps[feature]) return say(errorText(lacking(feature)), 'error');
+        if (cmd.view === 'groups') dispatch({ type: 'openGroups' });
+        else dispatch({ type: 'openTopics' });
+        return;
+      }
     }
   };
   const onScreenCommand = (cmd: Command, message: Message | undefined) => {
-    if (top.kind !== 'list') onCommand(cmd, top.queue, message);
+    if (top.kind === 'queue' || top.kind === 'message') onCommand(cmd, top.queue, message);
+  };
+  const onViewCommand = (cmd: Command | { readonly type: 'testRoute' }) => {
+    if (cmd.type !== 'testRoute') onCommand(cmd, undefined, undefined);
+  };
+  // A binding's queue, from the list's rows (a queue the list does not have cannot be opened).
+  const openBoundQueue = (name: string) => {
+    const row = list.allRows.find((r) => r.rawName === name) ?? list.allRows.find((r) => r.rawName.toLowerCase() === name.toLowerCase());
+    if (!row) return say(`queue ${escapeControl(name)} is not in the list`, 'error');
+    void openQueue(queueRefOf(row, list.showTenant));
   };
   const jump = (text: string) => {
     const parsed = parseMessageId(text.trim()); // typed text: spaces around the id do no harm
@@ -170,7 +192,7 @@ export function TopApp(props: TopAppProps) {
   const keyRouter = useKeyRouter(quit, actions.busy || opening);
 
   const now = Date.now();
-  const screenBackend = top.kind === 'list' ? undefined : tenants.backendOf(top.queue);
+  const screenBackend = top.kind === 'list' || top.kind === 'topics' ? undefined : tenants.backendOf(top.queue);
   const screenActive = modal === undefined;
   const common = { keys: keyRouter, capabilities: caps, live, width: size.columns, height: bodyHeight, active: screenActive, now };
   let body: ReactNode = null;
@@ -181,6 +203,9 @@ export function TopApp(props: TopAppProps) {
       archive: caps.archive,
       failedState: caps.failedState,
       sortKeys: sortKeysOf(list.visibleColumnIds),
+      groups: caps.groups,
+      topics: caps.topics,
+      entries: top.kind === 'groups' || top.kind === 'topics' ? viewHelp(top.kind, caps.lastReadAt) : undefined,
     };
     body = <Help keys={keyRouter} {...helpProps} height={bodyHeight} width={size.columns} onClose={close} />;
   } else if (top.kind === 'list') {
@@ -213,6 +238,19 @@ export function TopApp(props: TopAppProps) {
         say={say}
       />
     );
+  } else if (top.kind === 'groups' && screenBackend) {
+    body = (
+      <GroupsScreen
+        {...common}
+        key={`${top.queue.key}/groups`}
+        backend={screenBackend}
+        queue={top.queue}
+        onOpenGroup={(group) => void openQueue(top.queue, group)}
+        onCommand={onViewCommand}
+      />
+    );
+  } else if (top.kind === 'topics') {
+    body = <TopicsScreen {...common} key="topics" backend={backend} onOpenQueue={openBoundQueue} onCommand={onViewCommand} />;
   } else if (top.kind === 'message' && screenBackend) {
     body = (
       <MessageScreen
@@ -263,7 +301,11 @@ export function TopApp(props: TopAppProps) {
           ) : undefined
         }
         status={status}
-        hints={keyHints(top.kind, readOnly, caps.archive)}
+        hints={
+          top.kind === 'groups' || top.kind === 'topics'
+            ? viewHints(top.kind)
+            : keyHints(top.kind, readOnly, caps.archive, { groups: caps.groups, topics: caps.topics })
+        }
         width={size.columns}
       />
     </Box>

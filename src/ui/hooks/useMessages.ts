@@ -28,7 +28,7 @@ export interface LiveOptions {
  * finished; failed loads are retried with backoff (usePolling with PAGE_POLICY). Results of
  * superseded loads are dropped.
  */
-function useLiveLoad<T>(
+export function useLiveLoad<T>(
   load: () => Promise<T>,
   deps: readonly unknown[],
   live: LiveOptions,

@@ -5,7 +5,7 @@ import { useMemo, useRef, useState } from 'react';
 import type { Capabilities } from '../../backends/types.js';
 import { availableColumns, layoutColumns, type ColumnId, type LaidOutColumn } from '../model/columns.js';
 import { queueRefOf, type QueueRef } from '../model/queue-ref.js';
-import { distinctTenants, type QueueRow } from '../model/rows.js';
+import { distinctTenants, hasGroups, type QueueRow } from '../model/rows.js';
 import { compileFilter, DEFAULT_SORT, filterRows, sortRows, type CompiledFilter, type SortState } from '../model/sort.js';
 import { indexOfKey, scrollOffset } from '../model/viewport.js';
 import { GUTTER_WIDTH } from '../components/QueueList.js';
@@ -52,7 +52,8 @@ export function useQueueList(
     [refreshed, tenantFilter],
   );
   const showTenant = distinctTenants(allRows) > 1;
-  const columnIds = useMemo(() => availableColumns(capabilities, showTenant), [capabilities, showTenant]);
+  const grouped = hasGroups(allRows);
+  const columnIds = useMemo(() => availableColumns(capabilities, showTenant, grouped), [capabilities, showTenant, grouped]);
   // NAME as wide as the longest name (of every queue, so that filtering does not shift columns).
   const nameCells = useMemo(() => Math.max(0, ...allRows.map((r) => cellWidth(displayName(r.name)))), [allRows]);
   const columns = useMemo(() => layoutColumns(columnIds, width - GUTTER_WIDTH, nameCells), [columnIds, width, nameCells]);

@@ -9,11 +9,13 @@ export const COLUMN_IDS = [
   'inFlight',
   'delayed',
   'total',
+  'groups',
   'oldest',
   'in',
   'out',
   'archived',
   'failed',
+  'notify',
   'spark',
 ] as const;
 export type ColumnId = (typeof COLUMN_IDS)[number];
@@ -53,11 +55,16 @@ const SPECS: Record<ColumnId, ColumnSpec> = {
   inFlight: { id: 'inFlight', title: 'IN FLIGHT', width: 9, align: 'right', dropOrder: 2, descByDefault: true, sortKey: 'I' },
   delayed: { id: 'delayed', title: 'DELAYED', width: 8, align: 'right', dropOrder: 7, descByDefault: true, sortKey: 'D' },
   total: { id: 'total', title: 'TOTAL', width: 8, align: 'right', dropOrder: 2, descByDefault: true, sortKey: 'T' },
+  // FIFO groups: shown only where some queue has grouped messages (whose users care), so it
+  // may push DELAYED out on 80 columns; no capital key (G is the end), `<`/`>` reach it.
+  groups: { id: 'groups', title: 'GROUPS', width: 7, align: 'right', dropOrder: 3, descByDefault: true },
   oldest: { id: 'oldest', title: 'OLDEST', width: 7, align: 'right', dropOrder: 4, descByDefault: true, sortKey: 'O' },
   in: { id: 'in', title: 'IN/s', width: 7, align: 'right', dropOrder: 5, descByDefault: true },
   out: { id: 'out', title: 'OUT/s', width: 7, align: 'right', dropOrder: 5, descByDefault: true },
   archived: { id: 'archived', title: 'ARCHIVED', width: 8, align: 'right', dropOrder: 8, descByDefault: true, sortKey: 'A' },
   failed: { id: 'failed', title: 'FAILED', width: 7, align: 'right', dropOrder: 6, descByDefault: true, sortKey: 'F' },
+  // Insert notifications on (pgmq 1.7+): goes before DELAYED (a tie, and it is further right).
+  notify: { id: 'notify', title: 'NOTIFY', width: 6, align: 'left', dropOrder: 7, descByDefault: true },
   spark: { id: 'spark', title: 'DEPTH 1m', width: SPARK_WIDTH, align: 'left', dropOrder: 9, descByDefault: false },
 };
 
@@ -73,12 +80,18 @@ export function sortKeysOf(ids: readonly ColumnId[]): { key: string; title: stri
   });
 }
 
-/** The columns this backend has, in display order. */
-export function availableColumns(capabilities: Capabilities, showTenant: boolean): ColumnId[] {
+/**
+ * The columns this backend has, in display order: GROUPS only where the store has FIFO
+ * groups and some queue's messages carry them (`grouped`), NOTIFY where it has insert
+ * notifications.
+ */
+export function availableColumns(capabilities: Capabilities, showTenant: boolean, grouped = false): ColumnId[] {
   return COLUMN_IDS.filter((id) => {
     if (id === 'tenant') return showTenant;
     if (id === 'archived') return capabilities.archive;
     if (id === 'failed') return capabilities.failedState;
+    if (id === 'groups') return capabilities.groups && grouped;
+    if (id === 'notify') return capabilities.notifyInsert;
     return true;
   });
 }

@@ -12,7 +12,7 @@ export interface Hint {
 const SEPARATOR = ' · ';
 
 /** The hints of a screen, in the order they are shown. */
-export function keyHints(screen: Screen, readOnly: boolean, archive: boolean): Hint[] {
+export function keyHints(screen: Screen, readOnly: boolean, archive: boolean, views: { groups?: boolean; topics?: boolean } = {}): Hint[] {
   const act = (hints: Hint[]) => (readOnly ? [] : hints);
   if (screen === 'list') {
     return [
@@ -21,6 +21,7 @@ export function keyHints(screen: Screen, readOnly: boolean, archive: boolean): H
       { text: '/ filter', rank: 2 },
       { text: '</> sort', rank: 5 },
       { text: 'Space pause', rank: 7 },
+      ...(views.topics ? [{ text: 't topics', rank: 4 }] : []),
       { text: '+/- interval', rank: 9 },
       { text: 'r refresh', rank: 8 },
       ...act([
@@ -44,6 +45,7 @@ export function keyHints(screen: Screen, readOnly: boolean, archive: boolean): H
       { text: 'o order', rank: 6 },
       { text: 'f state', rank: 5 },
       { text: '# jump', rank: 3 },
+      ...(views.groups ? [{ text: 'F groups', rank: 2 }] : []),
       ...messageActions,
       ...act([
         { text: 'P purge', rank: 9 },

@@ -40,12 +40,14 @@ export type Command =
   | { readonly type: 'order' }
   | { readonly type: 'stateFilter' }
   | { readonly type: 'jump' }
-  | { readonly type: 'action'; readonly action: Action };
+  | { readonly type: 'action'; readonly action: Action }
+  /** A side view: the queue's FIFO groups (queue view), the topic bindings (list). */
+  | { readonly type: 'view'; readonly view: 'groups' | 'topics' };
 
 export type Screen = 'list' | 'queue' | 'message';
 
 /** Keys every screen shares. */
-function common(input: string, key: KeyPress): Command | undefined {
+export function common(input: string, key: KeyPress): Command | undefined {
   if (key.ctrl && input === 'c') return { type: 'quit' };
   if (key.upArrow || input === 'k') return { type: 'move', delta: -1 };
   if (key.downArrow || input === 'j') return { type: 'move', delta: 1 };
@@ -73,6 +75,7 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
     if (/^[A-Z]$/.test(input) && input !== 'G' && input !== 'P') return { type: 'sortKey', key: input };
     if (input === 'P') return { type: 'action', action: 'purge' };
     if (input === 's') return { type: 'action', action: 'send' };
+    if (input === 't') return { type: 'view', view: 'topics' };
     return common(input, key);
   }
   if (key.escape || input === 'q' || key.leftArrow || key.backspace) return { type: 'back' };
@@ -83,6 +86,7 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
     if (input === '#' || input === 'i') return { type: 'jump' };
     if (input === 'P') return { type: 'action', action: 'purge' };
     if (input === 's') return { type: 'action', action: 'send' };
+    if (input === 'F') return { type: 'view', view: 'groups' };
   }
   if (input === 'd' || key.delete) return { type: 'action', action: 'delete' };
   if (input === 'a') return { type: 'action', action: 'archive' };
@@ -104,6 +108,9 @@ export function helpFor(
     failedState: boolean;
     /** The list's columns a capital key sorts by (only those shown: F and E mean nothing elsewhere). */
     sortKeys?: readonly { readonly key: string; readonly title: string }[];
+    /** The store has FIFO groups (F in the queue view) / topics (t on the list). */
+    groups?: boolean;
+    topics?: boolean;
   },
 ): HelpEntry[] {
   const nav: HelpEntry[] = [
@@ -137,6 +144,7 @@ export function helpFor(
       { keys: '< / >', what: 'sort by the previous / next column (again: reverse)' },
       ...sortKeyHelp(opts.sortKeys ?? []),
       { keys: 'Space', what: 'pause / resume refreshing' },
+      ...(opts.topics ? [{ keys: 't', what: 'topic bindings; test a routing key' }] : []),
       ...actions,
       ...general,
       { keys: 'q', what: 'quit' },
@@ -150,6 +158,7 @@ export function helpFor(
       { keys: 'o', what: 'oldest / newest first' },
       { keys: 'f', what: `filter by state (all, ready, in flight, delayed${opts.failedState ? ', failed' : ''})` },
       { keys: '# / i', what: 'jump to a message id' },
+      ...(opts.groups ? [{ keys: 'F', what: "the queue's FIFO groups (blocked, stalled)" }] : []),
       ...actions,
       ...general,
     ];

@@ -5,7 +5,7 @@ import { bodyLines } from './pretty.js';
 import { cellWidth } from '../../text/width.js';
 import { STATE_WORDS } from '../../output/records.js';
 
-export type MessageColumnId = 'id' | 'state' | 'reads' | 'enqueued' | 'visible' | 'headers' | 'body';
+export type MessageColumnId = 'id' | 'state' | 'reads' | 'enqueued' | 'visible' | 'lastRead' | 'headers' | 'body';
 
 export interface MessageColumn {
   readonly id: MessageColumnId;
@@ -42,17 +42,17 @@ export function messageColumns(width: number, caps: Capabilities, idWidth: numbe
     { id: 'enqueued', title: 'AGE', width: 7, align: 'right' },
     { id: 'visible', title: 'VISIBLE', width: 9, align: 'right' },
   ];
+  // When it was last handed out (pgmq 1.10+ last_read_at, SmoothMQ delivered_at).
+  if (caps.lastReadAt) cols.push({ id: 'lastRead', title: 'LAST READ', width: 9, align: 'right' });
   if ((caps.headers || caps.attributes) && headers > 0) {
     cols.push({ id: 'headers', title: caps.attributes ? 'ATTRIBUTES' : 'HEADERS', width: headers, align: 'left' });
   }
   const used = () => cols.reduce((s, c) => s + c.width + 1, 0);
   const MIN_BODY = 16;
-  if (width - used() < MIN_BODY) {
-    const i = cols.findIndex((c) => c.id === 'headers');
-    if (i >= 0) cols.splice(i, 1);
-  }
-  if (width - used() < MIN_BODY) {
-    const i = cols.findIndex((c) => c.id === 'enqueued');
+  // Narrow: LAST READ goes first (the detail has it), then HEADERS, then AGE.
+  for (const id of ['lastRead', 'headers', 'enqueued'] as const) {
+    if (width - used() >= MIN_BODY) break;
+    const i = cols.findIndex((c) => c.id === id);
     if (i >= 0) cols.splice(i, 1);
   }
   cols.push({ id: 'body', title: 'BODY', width: Math.max(MIN_BODY, width - used()), align: 'left' });
@@ -76,6 +76,8 @@ export function messageCell(m: Message, id: MessageColumnId, now: number): strin
       return m.enqueuedAt ? formatAge((now - m.enqueuedAt.getTime()) / 1000) : '-';
     case 'visible':
       return formatVisibleIn(m.visibleAt, now);
+    case 'lastRead':
+      return m.lastReadAt ? formatAge((now - m.lastReadAt.getTime()) / 1000) : '-';
     case 'headers':
       return headersPreview(m.headers);
     case 'body':
@@ -99,8 +101,13 @@ export function detailFacts(m: Message, caps: Capabilities, now: number): string
     `${caps.maxRetries ? 'tries      ' : 'read count '} ${triesText(m)}`,
     `enqueued    ${formatTimestamp(m.enqueuedAt)}${m.enqueuedAt ? `  (${formatAge((now - m.enqueuedAt.getTime()) / 1000)} ago)` : ''}`,
     `visible at  ${formatTimestamp(m.visibleAt)}  (${formatVisibleIn(m.visibleAt, now)})`,
-    `last read   ${formatTimestamp(m.lastReadAt)}`,
   ];
+  // Only where the store keeps it (pgmq 1.10+ and the compat schema, SmoothMQ).
+  if (caps.lastReadAt) {
+    lines.push(
+      `last read   ${formatTimestamp(m.lastReadAt)}${m.lastReadAt ? `  (${formatAge((now - m.lastReadAt.getTime()) / 1000)} ago)` : ''}`,
+    );
+  }
   const hdrs = headerLines(m.headers);
   const label = caps.attributes ? 'attributes' : 'headers';
   if (caps.headers || caps.attributes || hdrs.length > 0) {

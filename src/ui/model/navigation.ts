@@ -7,7 +7,11 @@ import type { QueueRef } from './queue-ref.js';
 export type ScreenEntry =
   | { readonly kind: 'list' }
   | { readonly kind: 'queue'; readonly queue: QueueRef; readonly paging: PagingState; readonly selected: number }
-  | { readonly kind: 'message'; readonly queue: QueueRef; readonly id: MessageId };
+  | { readonly kind: 'message'; readonly queue: QueueRef; readonly id: MessageId }
+  /** A queue's FIFO groups (views/GroupsScreen). */
+  | { readonly kind: 'groups'; readonly queue: QueueRef }
+  /** Every topic binding (views/TopicsScreen). */
+  | { readonly kind: 'topics' };
 
 export type MessageAction = 'delete' | 'archive' | 'makeVisible';
 
@@ -30,8 +34,12 @@ export interface Navigation {
 export const INITIAL_NAVIGATION: Navigation = { stack: [{ kind: 'list' }], modal: undefined };
 
 export type NavigationEvent =
-  /** The queue view of `queue`, on its first page of `pageSize` messages. */
-  | { readonly type: 'openQueue'; readonly queue: QueueRef; readonly pageSize: number }
+  /** The queue view of `queue`, on its first page of `pageSize` messages (of one FIFO group, if given). */
+  | { readonly type: 'openQueue'; readonly queue: QueueRef; readonly pageSize: number; readonly group?: string | null }
+  /** The FIFO groups of the queue on top. */
+  | { readonly type: 'openGroups' }
+  /** The topic bindings (from the list). */
+  | { readonly type: 'openTopics' }
   /** The detail of a message of the queue on top. */
   | { readonly type: 'openMessage'; readonly id: MessageId }
   /** Esc: one screen back; the list stays. */
@@ -57,8 +65,17 @@ function replaceQueueOnTop(n: Navigation, change: (e: Extract<ScreenEntry, { kin
 
 export function navigate(n: Navigation, e: NavigationEvent): Navigation {
   switch (e.type) {
-    case 'openQueue':
-      return { ...n, stack: [...n.stack, { kind: 'queue', queue: e.queue, paging: initialPaging(e.pageSize), selected: 0 }] };
+    case 'openQueue': {
+      const paging = initialPaging(e.pageSize, 'oldest', e.group);
+      return { ...n, stack: [...n.stack, { kind: 'queue', queue: e.queue, paging, selected: 0 }] };
+    }
+    case 'openGroups': {
+      const top = topScreen(n);
+      if (top.kind !== 'queue') return n;
+      return { ...n, stack: [...n.stack, { kind: 'groups', queue: top.queue }] };
+    }
+    case 'openTopics':
+      return topScreen(n).kind === 'list' ? { ...n, stack: [...n.stack, { kind: 'topics' }] } : n;
     case 'openMessage': {
       const top = topScreen(n);
       if (top.kind !== 'queue') return n;

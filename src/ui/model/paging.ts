@@ -4,6 +4,7 @@
 // from the start of the queue: counted while paging, and asked of the store (one count
 // over the id index) after a jump or a trip to the end.
 import type { Message, MessageId, MessageState, PeekOptions } from '../../backends/types.js';
+import { escapeControl } from '../../text/escape.js';
 
 export type MessageOrder = 'oldest' | 'newest';
 export type StateFilter = MessageState | 'all';
@@ -26,10 +27,19 @@ export interface PagingState {
   readonly firstRow: number | undefined;
   /** The id typed at `#`: a page that finds nothing from it says so. */
   readonly jumpedTo?: MessageId | undefined;
+  /** Only this FIFO group's messages (opened from the groups view); null: the group-less lane. */
+  readonly group?: string | null | undefined;
 }
 
-export function initialPaging(pageSize: number, order: MessageOrder = 'oldest'): PagingState {
-  return { order, state: 'all', pageSize: Math.max(1, pageSize), anchor: { kind: 'start' }, firstRow: 0 };
+export function initialPaging(pageSize: number, order: MessageOrder = 'oldest', group?: string | null): PagingState {
+  return {
+    order,
+    state: 'all',
+    pageSize: Math.max(1, pageSize),
+    anchor: { kind: 'start' },
+    firstRow: 0,
+    ...(group === undefined ? {} : { group }),
+  };
 }
 
 export interface Page {
@@ -45,7 +55,8 @@ export interface Page {
 /** What the queue view asks of the store: peek, and where it can, a count. */
 export interface PageSource {
   peek(options: PeekOptions): Promise<Message[]>;
-  countBefore?: ((options: { id: MessageId; state: StateFilter; order: MessageOrder }) => Promise<number>) | undefined;
+  countBefore?:
+    ((options: { id: MessageId; state: StateFilter; order: MessageOrder; group?: string | null }) => Promise<number>) | undefined;
 }
 
 const reverse = (order: MessageOrder): MessageOrder => (order === 'oldest' ? 'newest' : 'oldest');
@@ -57,11 +68,12 @@ const reverse = (order: MessageOrder): MessageOrder => (order === 'oldest' ? 'ne
  */
 export async function loadPage(p: PagingState, source: PageSource): Promise<Page> {
   const n = p.pageSize;
-  const base = { limit: n + 1, state: p.state };
+  const group = p.group === undefined ? {} : { group: p.group };
+  const base = { limit: n + 1, state: p.state, ...group };
   const position = async (first: Message | undefined, known: number | undefined) => {
     if (known !== undefined) return known;
     if (!first || !source.countBefore) return undefined;
-    return source.countBefore({ id: first.id, state: p.state, order: p.order });
+    return source.countBefore({ id: first.id, state: p.state, order: p.order, ...group });
   };
   switch (p.anchor.kind) {
     case 'start': {
@@ -173,5 +185,11 @@ export function emptyText(p: PagingState, stateWord: string | undefined): string
     const side = p.order === 'oldest' ? 'at or after' : 'at or before';
     return `no ${stateWord ? `${stateWord} ` : ''}message ${side} id ${p.jumpedTo}: the queue ends before it (g first, G last)`;
   }
-  return stateWord ? `no ${stateWord} messages` : 'no messages';
+  const words = stateWord ? `no ${stateWord} messages` : 'no messages';
+  return p.group === undefined ? words : `${words} in ${groupLabel(p.group)}`;
+}
+
+/** A FIFO group as the screens name it: its name (escaped) or the group-less lane. */
+export function groupLabel(group: string | null): string {
+  return group === null ? 'the group-less lane' : `group ${escapeControl(group)}`;
 }

@@ -81,6 +81,11 @@ export function distinctTenants(rows: readonly QueueRow[]): number {
   return new Set(rows.map((r) => r.tenant).filter((t) => t !== undefined)).size;
 }
 
+/** Some queue's messages carry FIFO groups (the GROUPS column is worth its width). */
+export function hasGroups(rows: readonly QueueRow[]): boolean {
+  return rows.some((r) => (r.stats.groups ?? 0) > 0);
+}
+
 export interface Totals {
   readonly queues: number;
   readonly ready: number;

@@ -2,7 +2,7 @@
 import type { Capabilities, ServerInfo } from '../../backends/types.js';
 import { availableColumns, columnSpec, type ColumnId } from './columns.js';
 import { displayName, fitText, formatAge, formatCount, formatRate } from './format.js';
-import { distinctTenants, type QueueRow } from './rows.js';
+import { distinctTenants, hasGroups, type QueueRow } from './rows.js';
 import { queueRecord, type QueueRecord } from '../../output/records.js';
 
 /** The text of one cell of the queue list (escaped, not padded). */
@@ -31,14 +31,23 @@ export function cellText(row: QueueRow, column: ColumnId): string {
       return formatCount(s.archived, false);
     case 'failed':
       return formatCount(s.failed, s.estimated);
+    case 'groups':
+      return s.groups ? formatCount(s.groups, s.estimated) : '-';
+    case 'notify':
+      return notifyText(s.notifyThrottleMs);
     case 'spark':
       return '';
   }
 }
 
+/** Insert notifications: `on` (and the throttle in the queue view), `-` when off or unknown. */
+export function notifyText(throttleMs: number | null | undefined): string {
+  return throttleMs === null || throttleMs === undefined ? '-' : 'on';
+}
+
 /** An aligned table with every column but the sparkline; NAME as wide as the longest name. */
 export function snapshotTable(rows: readonly QueueRow[], capabilities: Capabilities): string {
-  const ids = availableColumns(capabilities, distinctTenants(rows) > 1).filter((id) => id !== 'spark');
+  const ids = availableColumns(capabilities, distinctTenants(rows) > 1, hasGroups(rows)).filter((id) => id !== 'spark');
   const widths = ids.map((id) => {
     const spec = columnSpec(id);
     const longest = Math.max(spec.title.length, ...rows.map((r) => Array.from(cellText(r, id)).length));

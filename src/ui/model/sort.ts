@@ -1,6 +1,7 @@
 // Sorting and filtering the queue list.
 import { columnSpec, type ColumnId } from './columns.js';
 import type { QueueRow } from './rows.js';
+import { compileRegex } from './regex.js';
 
 export interface SortState {
   readonly column: ColumnId;
@@ -36,6 +37,10 @@ function sortValue(row: QueueRow, column: ColumnId): number | string | null {
       return s.archived ?? null;
     case 'failed':
       return s.failed ?? null;
+    case 'groups':
+      return s.groups ?? null;
+    case 'notify':
+      return s.notifyThrottleMs === undefined ? null : s.notifyThrottleMs === null ? 0 : 1;
   }
 }
 
@@ -93,17 +98,11 @@ export type CompiledFilter =
 
 /** A `/` filter: a case-insensitive regex over the shown name and the raw name. Never throws. */
 export function compileFilter(pattern: string): CompiledFilter {
-  if (pattern === '') return { ok: true, pattern, matches: () => true };
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern, 'iu');
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    // V8 says "Invalid regular expression: /(/iu: Unterminated group"; keep the reason.
-    const reason = message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
-    return { ok: false, pattern, error: reason };
-  }
-  return { ok: true, pattern, matches: (row) => re.test(row.name) || re.test(row.rawName) };
+  const re = compileRegex(pattern);
+  if (!re.ok) return { ok: false, pattern, error: re.error };
+  const regex = re.regex;
+  if (!regex) return { ok: true, pattern, matches: () => true };
+  return { ok: true, pattern, matches: (row) => regex.test(row.name) || regex.test(row.rawName) };
 }
 
 /** An invalid filter hides nothing (its error is shown instead). */
