@@ -159,6 +159,7 @@ tmuxDescribe('what smq top hides where the store lacks it', () => {
       try {
         await b.createQueue('jobs');
         await b.send('jobs', { body: 'x' });
+        await b.receive('jobs', { qty: 1, vtSec: 600 }); // delivered_at: LAST READ has something to show
       } finally {
         await b.close();
       }

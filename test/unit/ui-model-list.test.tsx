@@ -207,8 +207,8 @@ describe('snapshot output', () => {
     );
     const text = snapshotTable(list, PGMQ_CAPS);
     const lines = text.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+READY\s+IN FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED$/);
-    expect(lines[1]).toMatch(/^orders\s+3\s+0\s+0\s+3\s+1m15s\s+-\s+-\s+2$/);
+    expect(lines[0]).toMatch(/^NAME\s+READY\s+IN FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED\s+NOTIFY$/);
+    expect(lines[1]).toMatch(/^orders\s+3\s+0\s+0\s+3\s+1m15s\s+-\s+-\s+2\s+-$/);
     expect(lines[2]).toContain('big\\e[2J');
     expect(lines[2]).toContain('~2.00M');
     expect(text).not.toContain('\u001b');

@@ -56,11 +56,11 @@ describe('queue list', () => {
   test('pgmq rows: every column, ARCHIVED, sparkline, sorted by name', async () => {
     h = await renderTop(pgmq(), { timers: vi });
     const f = h.frame();
-    expect(f).toMatch(/NAME▲\s+READY\s+IN FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED\s+DEPTH 1m/);
+    expect(f).toMatch(/NAME▲\s+READY\s+IN FLIGHT\s+DELAYED\s+TOTAL\s+OLDEST\s+IN\/s\s+OUT\/s\s+ARCHIVED\s+NOTIFY\s+DEPTH 1m/);
     expect(f).not.toContain('FAILED');
     expect(f).not.toContain('TENANT');
     expect(names(f)).toEqual(['emails', 'orders', 'payments']);
-    expect(tableRows(f)[1]).toMatch(/orders\s+3\s+0\s+0\s+3\s+1s\s+-\s+-\s+0\s+▃/); // 3 messages: low on a scale of at least 10
+    expect(tableRows(f)[1]).toMatch(/orders\s+3\s+0\s+0\s+3\s+1s\s+-\s+-\s+0\s+-\s+▃/); // notifications off; 3 messages: low on a scale of at least 10
   });
 
   test('SmoothMQ rows: FAILED instead of ARCHIVED, TENANT when more than one tenant', async () => {

@@ -127,7 +127,8 @@ export function QueueScreen(p: QueueScreenProps) {
   );
 
   const idWidth = Math.max(2, ...messages.map((m) => m.id.toString().length));
-  const cols = messageColumns(p.width - GUTTER_WIDTH, p.capabilities, idWidth, headersWidth(messages, p.capabilities));
+  const read = messages.some((m) => m.lastReadAt !== null);
+  const cols = messageColumns(p.width - GUTTER_WIDTH, p.capabilities, idWidth, headersWidth(messages, p.capabilities), read);
   const s = p.row?.stats;
   const counts = s
     ? `ready ${formatCount(s.ready, s.estimated)} · in flight ${formatCount(s.inFlight, s.estimated)} · delayed ${formatCount(

@@ -63,8 +63,9 @@ const SPECS: Record<ColumnId, ColumnSpec> = {
   out: { id: 'out', title: 'OUT/s', width: 7, align: 'right', dropOrder: 5, descByDefault: true },
   archived: { id: 'archived', title: 'ARCHIVED', width: 8, align: 'right', dropOrder: 8, descByDefault: true, sortKey: 'A' },
   failed: { id: 'failed', title: 'FAILED', width: 7, align: 'right', dropOrder: 6, descByDefault: true, sortKey: 'F' },
-  // Insert notifications on (pgmq 1.7+): goes before DELAYED (a tie, and it is further right).
-  notify: { id: 'notify', title: 'NOTIFY', width: 6, align: 'left', dropOrder: 7, descByDefault: true },
+  // Insert notifications on (pgmq 1.7+): a setting, not a count: it goes right after the
+  // sparkline (the queue view's title says it too).
+  notify: { id: 'notify', title: 'NOTIFY', width: 6, align: 'left', dropOrder: 8.5, descByDefault: true },
   spark: { id: 'spark', title: 'DEPTH 1m', width: SPARK_WIDTH, align: 'left', dropOrder: 9, descByDefault: false },
 };
 

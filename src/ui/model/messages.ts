@@ -32,9 +32,17 @@ export function headersWidth(messages: readonly Message[], caps: Capabilities): 
 
 /**
  * Columns for the queue view; HEADERS only as wide as the page's headers need (none: no
- * column), and it goes first when narrow; BODY takes the rest.
+ * column), LAST READ only where the store keeps it and a message was read; they go first
+ * when narrow; BODY takes the rest.
  */
-export function messageColumns(width: number, caps: Capabilities, idWidth: number, headers = HEADERS_MAX_WIDTH): MessageColumn[] {
+export function messageColumns(
+  width: number,
+  caps: Capabilities,
+  idWidth: number,
+  headers = HEADERS_MAX_WIDTH,
+  /** Some message on the page has been read: LAST READ has something to show. */
+  read = false,
+): MessageColumn[] {
   const cols: MessageColumn[] = [
     { id: 'id', title: 'ID', width: Math.max(2, idWidth), align: 'right' },
     { id: 'state', title: 'STATE', width: 9, align: 'left' },
@@ -42,8 +50,9 @@ export function messageColumns(width: number, caps: Capabilities, idWidth: numbe
     { id: 'enqueued', title: 'AGE', width: 7, align: 'right' },
     { id: 'visible', title: 'VISIBLE', width: 9, align: 'right' },
   ];
-  // When it was last handed out (pgmq 1.10+ last_read_at, SmoothMQ delivered_at).
-  if (caps.lastReadAt) cols.push({ id: 'lastRead', title: 'LAST READ', width: 9, align: 'right' });
+  // When it was last handed out (pgmq 1.10+ last_read_at, SmoothMQ delivered_at), as
+  // HEADERS: only when a message on the page has been.
+  if (caps.lastReadAt && read) cols.push({ id: 'lastRead', title: 'LAST READ', width: 9, align: 'right' });
   if ((caps.headers || caps.attributes) && headers > 0) {
     cols.push({ id: 'headers', title: caps.attributes ? 'ATTRIBUTES' : 'HEADERS', width: headers, align: 'left' });
   }
