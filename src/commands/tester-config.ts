@@ -4,7 +4,7 @@ import { redactSecrets, secretsFor, type Target } from '../backends/target.js';
 import { usageError } from '../errors.js';
 import { parseFaultSpec, validateConfig, type Faults, type TesterConfig } from '../tester/index.js';
 import { parseDuration, parseMilliseconds } from '../text/duration.js';
-import { CONNECT_TIMEOUT_MS, ioOf, tenantOf, type GlobalArgs } from './context.js';
+import { CONNECT_TIMEOUT_MS, callTimeoutOf, ioOf, tenantOf, type GlobalArgs } from './context.js';
 
 export interface TesterArgs extends GlobalArgs {
   readonly senders: number;
@@ -89,6 +89,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     createSqlite: embedded,
     tenant: target.kind === 'sqlite' ? tenantOf(argv, target) : undefined,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    callTimeoutMs: callTimeoutOf(argv),
     senders,
     receivers: num('receivers', argv.receivers),
     threads: argv.threads === undefined ? undefined : num('threads', argv.threads),

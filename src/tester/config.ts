@@ -20,6 +20,12 @@ export interface TesterConfig {
   /** SmoothMQ tenant. */
   readonly tenant?: number | undefined;
   readonly connectTimeoutMs?: number;
+  /**
+   * --timeout: each call of a sender or receiver that gets no answer within this fails (a
+   * connection error: the connection is cut and the next call opens another). Default: none
+   * of its own, the outage timeout bounds the wait.
+   */
+  readonly callTimeoutMs?: number | undefined;
   readonly senders: number;
   readonly receivers: number;
   /**

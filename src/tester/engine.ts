@@ -35,7 +35,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   readonly config: TesterConfig;
   readonly runId: string;
   /** The run's connections: the main thread's (with `create`) and every worker's (dedicated) are these. */
-  private readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'applicationName'>;
+  private readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'applicationName' | 'callTimeoutMs'>;
   /** --fault, the servers the run's connections found themselves on, write outages. */
   private readonly failover: FailoverWatch;
   private readonly outageTimeoutMs: number;
@@ -138,7 +138,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       this.collector = collector;
       const setup: RunSetup = {
         config: c,
-        open: this.open,
+        // The workers' calls have --timeout as their deadline; the main thread's own calls
+        // (setup, reading the queue back) keep theirs.
+        open: c.callTimeoutMs === undefined ? this.open : { ...this.open, callTimeoutMs: c.callTimeoutMs },
         queue: queue.name,
         runId: this.runId,
         receiveByRunId,

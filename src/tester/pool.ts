@@ -85,7 +85,7 @@ export function planThreads(c: TesterConfig): PlannedThread[] {
 export interface RunSetup {
   readonly config: TesterConfig;
   /** The run's open options (the main thread's, without `create`). */
-  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'applicationName'>;
+  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'applicationName' | 'callTimeoutMs'>;
   readonly queue: string;
   readonly runId: string;
   readonly receiveByRunId: boolean;

@@ -40,7 +40,10 @@ export interface WorkerSetup {
    */
   readonly indices: readonly number[];
   readonly target: Target;
-  readonly open: Pick<OpenOptions, 'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'dedicated' | 'applicationName'>;
+  readonly open: Pick<
+    OpenOptions,
+    'tenant' | 'isolation' | 'connectTimeoutMs' | 'poolSize' | 'dedicated' | 'applicationName' | 'callTimeoutMs'
+  >;
   readonly queue: string;
   readonly runId: string;
   readonly sizeBytes: number;

@@ -66,7 +66,7 @@ interface ChildRun {
  */
 function runFrozen(
   args: readonly string[],
-  options: { signal?: NodeJS.Signals; signalAfterMs?: number; deadlineMs: number },
+  options: { signal?: NodeJS.Signals; signalAfterMs?: number; thawAfterMs?: number; deadlineMs: number },
 ): Promise<ChildRun> {
   const child = spawn(process.execPath, [BIN, 'tester', '--url', server.url, ...args], {
     cwd: REPO,
@@ -88,6 +88,7 @@ function runFrozen(
     if (!frozenAt && /sent [1-9][\d,]*.* received [1-9]/.test(stderr)) {
       frozenAt = Date.now();
       thaw = freeze();
+      if (options.thawAfterMs !== undefined) setTimeout(() => thaw?.(), options.thawAfterMs);
       if (options.signal) {
         setTimeout(() => {
           signalledAt = Date.now();
@@ -140,6 +141,27 @@ describe('a server that stops answering (SIGSTOP)', () => {
     expect(doc.counts.lost).toBe(0);
     expect(doc.queue.messagesAfter).toBeNull();
   }, 60_000);
+
+  test('--timeout bounds each call: calls the frozen server never answers fail after it, the run goes on after the thaw', async () => {
+    // 5 s frozen, a 1 s call deadline, the default 30 s outage timeout: the workers give up
+    // on each call after about a second (a connection error, the connection cut), keep
+    // trying, and carry on when the server answers again.
+    const r = await runFrozen(['--duration', '12s', '--rate', '200', '--timeout', '1s', '--vt', '3s', '--json'], {
+      thawAfterMs: 5_000,
+      deadlineMs: 60_000,
+    });
+    expect(r.signal).toBeNull();
+    expect(r.stderr).not.toContain(TEST_PG_PASSWORD);
+    const doc = parse(r.stdout);
+    expect(doc.failure).toBeNull();
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(doc.errors.connection).toBeGreaterThan(0);
+    expect(doc.errors.last).toMatch(/within 1 s|no answer|connect/);
+    // No call waited out the whole freeze: each gave up after about its second.
+    expect(doc.latency.sendService!.max).toBeLessThan(4_000);
+    expect(doc.latency.receive.max).toBeLessThan(4_000);
+    expect(doc.counts.lost).toBe(0);
+  }, 90_000);
 
   test('SIGTERM while every call hangs: the partial report within seconds, exit 143, no crash', async () => {
     // The default outage timeout (30 s) is far away: only the signal ends this run.
