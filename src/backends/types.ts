@@ -185,6 +185,16 @@ export interface TopicBinding {
   readonly boundAt: Date | null;
 }
 
+/** A queue whose inserts send a NOTIFY (pgmq 1.7+, Backend.notifyInsertSettings). */
+export interface NotifyInsertSetting {
+  readonly queue: string;
+  /** At most one notification per this many milliseconds (0: one per inserting statement). */
+  readonly throttleMs: number;
+  readonly lastNotifiedAt: Date | null;
+  /** What to LISTEN on. */
+  readonly channel: string;
+}
+
 /** A message stored by a topic send: which queue got it, under which id. */
 export interface TopicDelivery {
   readonly queue: string;
@@ -327,6 +337,8 @@ export interface Backend {
    * at most one per throttleMs; null turns them off.
    */
   setNotifyInsert?(queue: string, throttleMs: number | null): Promise<void>;
+  /** Optional (capabilities.notifyInsert): the queues with insert notifications on. */
+  notifyInsertSettings?(): Promise<NotifyInsertSetting[]>;
 
   /** Optional: a health line for `smq top`. */
   health?(): Promise<HealthInfo>;

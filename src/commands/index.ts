@@ -12,6 +12,7 @@ import { queuesCommand } from './queues.js';
 import { receiveCommand } from './receive.js';
 import { sendCommand } from './send.js';
 import { topCommand } from './top.js';
+import { bindCommand, topicsCommand, unbindCommand } from './topics.js';
 import { testerCommand } from './tester.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,6 +26,9 @@ export const commands: CommandModule<GlobalArgs, any>[] = [
   deleteCommand,
   peekCommand,
   groupsCommand,
+  topicsCommand,
+  bindCommand,
+  unbindCommand,
   initCommand,
   topCommand,
   testerCommand,

@@ -7,11 +7,13 @@ import { parseDuration } from '../text/duration.js';
 import { optionalNonNegativeInt, parseHeaders } from './args.js';
 import { callTimeoutOf, ioOf, printerOf, withBackend, type GlobalArgs } from './context.js';
 import { BATCH_SIZE, sendInBatches } from './send-batches.js';
+import { needTopics, sendToTopic } from './send-topic.js';
 import { idWriter } from './send-output.js';
 
 interface SendArgs extends GlobalArgs {
-  readonly queue: string;
+  readonly queue?: string | undefined;
   readonly body?: string | undefined;
+  readonly topic?: string | undefined;
   readonly delay?: string | undefined;
   readonly header?: string | string[] | undefined;
   readonly atomic?: boolean | undefined;
@@ -117,11 +119,11 @@ export function afterSkip(lines: readonly InputLine[], skip: number): InputLine[
 }
 
 export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
-  command: 'send <queue> [body]',
+  command: 'send [queue] [body]',
   describe: 'send a message (or one per stdin line); prints the new ids as they are stored',
   builder: (y) =>
     y
-      .positional('queue', { type: 'string', demandOption: true, describe: 'queue name' })
+      .positional('queue', { type: 'string', describe: 'queue name (with --topic: none, the routing key picks the queues)' })
       .positional('body', { type: 'string', describe: 'message body (JSON on pgmq); read from stdin when absent' })
       .option('delay', {
         type: 'string',
@@ -133,21 +135,34 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
         requiresArg: true,
         describe: 'k=v, repeatable: pgmq headers / SmoothMQ attributes',
       })
+      .option('topic', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'send to every queue bound to a pattern this routing key matches (pgmq 1.11+); all in one transaction',
+      })
       .option('atomic', { type: 'boolean', describe: 'stdin: one transaction for all lines (all are stored or none), not one per 500' })
       .option('skip', { type: 'number', requiresArg: true, describe: 'stdin: skip the first N lines (resume after a failed send)' })
       .example(`$0 send orders '{"id": 1}' --url postgres://localhost/app`, '')
       .example('seq 100 | $0 send numbers --sqlite ./smoothmq.db', 'one message per line')
-      .example('$0 send orders --skip 22000 < orders.ndjson', 'go on after the 22,000 lines a failed send stored'),
+      .example('$0 send orders --skip 22000 < orders.ndjson', 'go on after the 22,000 lines a failed send stored')
+      .example(`$0 send --topic orders.eu.new '{"id": 1}'`, 'to every queue bound to a matching pattern (smq bind)'),
   handler: async (argv) => {
-    const queue = String(argv.queue);
+    const topic = argv.topic === undefined ? undefined : String(argv.topic);
+    // With --topic there is no queue: the one positional given is the body.
+    if (topic !== undefined && argv.body !== undefined) {
+      throw usageError('with --topic the routing key picks the queues', `give only the body: smq send --topic ${topic} BODY`);
+    }
+    if (topic === undefined && argv.queue === undefined) throw usageError('no queue given', 'smq send <queue> [body]');
+    const queue = topic === undefined ? String(argv.queue) : '';
+    const bodyArg = topic === undefined ? argv.body : argv.queue;
     const delaySec = argv.delay === undefined ? undefined : parseDuration('delay', argv.delay, { unit: 's' });
     const skip = optionalNonNegativeInt('skip', argv.skip, '1000');
     const headers = parseHeaders(argv.header);
     const printer = printerOf(argv);
     const io = ioOf(argv);
-    const fromStdin = argv.body === undefined;
+    const fromStdin = bodyArg === undefined;
     const atomic = argv.atomic === true;
-    const ctx = { writes: 'smq send', queues: [queue] };
+    const ctx = { writes: 'smq send', queues: topic === undefined ? [queue] : [] };
     if (!fromStdin && skip !== undefined)
       throw usageError('--skip is for lines read from stdin', 'drop --skip when the body is an argument');
 
@@ -159,13 +174,14 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
       bodies = afterSkip(await readLines(io.stdin), skip ?? 0);
       if (bodies.length === 0) throw usageError('no message to send', 'give a body argument or pipe lines to stdin');
     } else {
-      bodies = [{ line: 1, text: String(argv.body) }];
+      bodies = [{ line: 1, text: String(bodyArg) }];
     }
 
     await withBackend(
       argv,
       async (backend) => {
         const caps = backend.capabilities;
+        if (topic !== undefined) needTopics(backend);
         if (headers && !caps.headers && !caps.attributes) {
           throw usageError('this pgmq has no headers column (pgmq < 1.5)', 'drop --header, or upgrade pgmq');
         }
@@ -188,6 +204,15 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
           line,
           message: { body, ...(headers ? { headers } : {}), ...(delaySec === undefined ? {} : { delaySec }) },
         }));
+        if (topic !== undefined) {
+          await sendToTopic(
+            backend,
+            topic,
+            messages.map((m) => m.message),
+            printer,
+          );
+          return;
+        }
         const ids = idWriter(io.stdout, printer.format);
         try {
           if (!fromStdin) ids.write([await backend.send(queue, messages[0]!.message)]);
@@ -199,7 +224,9 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
       {
         ...ctx,
         // --atomic is one call for all batches: --timeout applies to each batch of BATCH_SIZE.
-        ...(atomic ? { open: { callTimeoutMs: callTimeoutOf(argv) * Math.max(1, Math.ceil(bodies.length / BATCH_SIZE)) } } : {}),
+        ...(atomic || topic !== undefined
+          ? { open: { callTimeoutMs: callTimeoutOf(argv) * Math.max(1, Math.ceil(bodies.length / BATCH_SIZE)) } }
+          : {}),
       },
     );
   },

@@ -1,49 +1,14 @@
 // pgmq 1.9–1.13's commands for scripts, end to end through the built binary: `receive
-// --grouped*`, `groups`, `send --topic`, `topics`, `bind`/`unbind`, `notify`. On smq's compat
+// --grouped*`, `groups`, (topics and notify: pgmq-commands-topics, -notify). On smq's compat
 // schema and on real pgmq 1.13.0 (SMQ_TEST_PGMQ_DIR) they work, checked in the database
 // after each command; on real pgmq 1.4.4 and SmoothMQ each says in one line what the store
 // lacks, exits 2 and changes nothing.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { clonePgmq, NO_RELEASES } from '../helpers/real-pgmq.js';
-import { ensureBuilt, ndjson, runCli, type CliResult } from '../helpers/run-cli.js';
-
-const installs = inject('pgmqInstalls');
-const real = (release: string) => installs.find((i) => i.release === release && (i.form === 'sql' || release === '1.4.4'));
-const uniqueQueue = () => `c113_${randomBytes(4).toString('hex')}`;
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ids, lackingStores, ok, openDb, real, refused, rows, stores113, uniqueQueue, type Db } from '../helpers/commands-113.js';
+import { NO_RELEASES } from '../helpers/real-pgmq.js';
+import { ensureBuilt, ndjson, runCli } from '../helpers/run-cli.js';
 
 beforeAll(() => ensureBuilt(), 300_000);
-
-function ok(r: CliResult): CliResult {
-  expect(r.stderr, 'stderr of a successful run').toBe('');
-  expect(r.code).toBe(0);
-  return r;
-}
-
-/** One line on stderr, exit 2, nothing on stdout. */
-function refused(r: CliResult, words: RegExp): void {
-  expect(r.stdout).toBe('');
-  expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  expect(r.stderr).toMatch(words);
-  expect(r.code).toBe(2);
-}
-
-interface Db {
-  readonly url: string;
-  readonly c: pg.Client;
-}
-
-async function openDb(url: string): Promise<Db> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  return { url, c };
-}
-
-const ids = (r: CliResult) => ndjson(r.stdout).map((m) => m['id'] as string);
 
 /** Sends one message per group given (null: no header); returns their ids in order. */
 async function sendGrouped(db: Db, queue: string, groups: readonly (string | null)[]): Promise<string[]> {
@@ -60,28 +25,7 @@ async function sendGrouped(db: Db, queue: string, groups: readonly (string | nul
   return out;
 }
 
-async function rows(db: Db, queue: string): Promise<{ id: string; read_ct: number; hidden: boolean }[]> {
-  const r = await db.c.query<{ id: string; read_ct: number; hidden: boolean }>(
-    `SELECT msg_id::text AS id, read_ct, vt > now() AS hidden FROM pgmq.${pg.escapeIdentifier(`q_${queue}`)} ORDER BY msg_id`,
-  );
-  return r.rows;
-}
-
-interface Store {
-  readonly name: string;
-  url(): Promise<string>;
-}
-
-const stores113: Store[] = [{ name: "smq's compat schema", url: async () => inject('pgUrl') }];
-const real113 = real('1.13.0');
-if (real113) {
-  stores113.push({
-    name: real113.label,
-    url: () => clonePgmq(real113.template, `cmds_1_13_${randomBytes(3).toString('hex')}`),
-  });
-}
-
-describe.each(stores113)('on $name', (store) => {
+describe.each(stores113('cmds'))('on $name', (store) => {
   let db: Db;
   const smq = (args: string[]) => runCli([...args, '--url', db.url]);
 
@@ -163,33 +107,8 @@ describe.each(stores113)('on $name', (store) => {
 
 /** Stores without these features: one line, exit 2, nothing changed. */
 describe('stores without groups', () => {
-  const cases: { name: string; setup: () => Promise<{ args: string[]; check: () => Promise<unknown>; done: () => Promise<void> }> }[] = [
-    {
-      name: 'SmoothMQ',
-      setup: async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'smq-c113-'));
-        const path = join(dir, 'q.db');
-        ok(await runCli(['init', '--sqlite', path]));
-        ok(await runCli(['create', 'jobs', '--sqlite', path]));
-        ok(await runCli(['send', 'jobs', 'hello', '--sqlite', path]));
-        const peek = async () =>
-          ndjson(ok(await runCli(['peek', 'jobs', '--sqlite', path])).stdout).map((m) => [m['state'], m['readCount']]);
-        return { args: ['--sqlite', path], check: peek, done: async () => rmSync(dir, { recursive: true, force: true }) };
-      },
-    },
-  ];
+  const cases = lackingStores('cmds');
   const r144 = real('1.4.4');
-  if (r144) {
-    cases.push({
-      name: r144.label,
-      setup: async () => {
-        const db = await openDb(await clonePgmq(r144.template, `cmds_1_4_${randomBytes(3).toString('hex')}`));
-        await db.c.query("SELECT pgmq.create('jobs')");
-        await db.c.query(`SELECT pgmq.send('jobs', '{"a":1}')`);
-        return { args: ['--url', db.url], check: () => rows(db, 'jobs'), done: () => db.c.end() };
-      },
-    });
-  }
 
   test.each(cases)('$name: receive --grouped*, groups', async ({ setup }) => {
     const s = await setup();

@@ -16,6 +16,7 @@ import type {
   ListQueuesOptions,
   Message,
   MessageId,
+  NotifyInsertSetting,
   OpenOptions,
   PeekOptions,
   QueueStats,
@@ -277,6 +278,10 @@ export class PgmqBackend implements Backend {
 
   setNotifyInsert(queue: string, throttleMs: number | null): Promise<void> {
     return features.setNotifyInsert(this.s, this.capabilities, queue, throttleMs);
+  }
+
+  notifyInsertSettings(): Promise<NotifyInsertSetting[]> {
+    return features.notifyInsertSettings(this.s, this.capabilities);
   }
 
   health(): Promise<HealthInfo> {

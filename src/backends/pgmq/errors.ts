@@ -138,6 +138,13 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   if (/invalid queue name/i.test(message) && (err.code === '22023' || err.code === 'P0001')) {
     return new SmqError('invalid-queue-name', message, { hint: "pgmq names are at most 47 bytes, without $ ; -- or '", cause: e });
   }
+  // pgmq's (and the compat schema's) refusal of a topic routing key or binding pattern.
+  if (err.code === 'P0001' && /^(routing[_ ]key|pattern)\b/i.test(message)) {
+    return new SmqError('invalid-input', message, {
+      hint: 'routing keys are words of letters, digits, _ and - joined by dots (orders.eu); patterns may use * for one word and # for any',
+      cause: e,
+    });
+  }
   if (ctx.queue !== undefined && (err.code === '42P01' || /queue .* does not exist|relation .* does not exist/i.test(message))) {
     return queueNotFound(ctx.queue);
   }

@@ -1,13 +1,14 @@
 // pgmq 1.9–1.13's features behind optional Backend methods: grouped reads and a queue's
 // FIFO groups, topic routing, insert notifications. Each checks the capability first (a
 // caller other than the commands gets the same one line) and goes through pgmq's own functions.
-import { invalidInput } from '../../errors.js';
+import { invalidInput, queueNotFound } from '../../errors.js';
 import type {
   Capabilities,
   GroupStats,
   GroupedRead,
   Message,
   MessageState,
+  NotifyInsertSetting,
   ReceiveOptions,
   SendInput,
   TopicBinding,
@@ -129,25 +130,47 @@ export async function testRouting(s: PgmqSession, caps: Capabilities, routingKey
 
 export async function bindTopic(s: PgmqSession, caps: Capabilities, pattern: string, queue: string): Promise<boolean> {
   need(caps, 'topics');
-  s.name(queue);
-  const rows = await s.run<{ had: boolean }>(sql.bindTopicQuery(pattern, queue), queue);
+  const stored = await storedName(s, queue);
+  const rows = await s.run<{ had: boolean }>(sql.bindTopicQuery(pattern, stored), queue);
   return !rows[0]!.had;
 }
 
 export async function unbindTopic(s: PgmqSession, caps: Capabilities, pattern: string, queue: string): Promise<boolean> {
   need(caps, 'topics');
-  s.name(queue);
-  // Bindings carry the name as pgmq.meta spells it.
-  const stored = (await s.stored(queue)) ?? queue;
+  const stored = await storedName(s, queue);
   const rows = await s.run<{ removed: boolean }>(sql.unbindTopicQuery(pattern, stored), queue);
   return rows[0]!.removed;
 }
+
+/** The name pgmq.meta keeps for the queue (bindings and notification settings use it); exit 3 when none. */
+async function storedName(s: PgmqSession, queue: string): Promise<string> {
+  s.name(queue);
+  const stored = await s.stored(queue);
+  if (stored === undefined) throw queueNotFound(queue);
+  return stored;
+}
+
+/** pgmq's channel for a queue's insert notifications: its table's name (lower case). */
+export const notifyChannel = (stored: string) => `pgmq.q_${stored.toLowerCase()}.INSERT`;
 
 export async function setNotifyInsert(s: PgmqSession, caps: Capabilities, queue: string, throttleMs: number | null): Promise<void> {
   need(caps, 'notifyInsert');
   if (throttleMs !== null && (!Number.isSafeInteger(throttleMs) || throttleMs < 0 || throttleMs > 2_147_483_647)) {
     throw invalidInput(`invalid throttle ${String(throttleMs)} ms`, 'give a whole number of milliseconds, 0 or more');
   }
-  await s.table(queue);
-  await s.run(throttleMs === null ? sql.disableNotifyQuery(queue) : sql.enableNotifyQuery(queue, throttleMs), queue);
+  // pgmq keeps the setting under the name as pgmq.meta spells it.
+  const stored = await storedName(s, queue);
+  await s.run(throttleMs === null ? sql.disableNotifyQuery(stored) : sql.enableNotifyQuery(stored, throttleMs), queue);
+}
+
+export async function notifyInsertSettings(s: PgmqSession, caps: Capabilities): Promise<NotifyInsertSetting[]> {
+  need(caps, 'notifyInsert');
+  const rows = await s.run<{ queue_name: string; throttle_interval_ms: number; last_notified_at: Date | null }>(sql.NOTIFY_SETTINGS);
+  return rows.map((r) => ({
+    queue: r.queue_name,
+    throttleMs: r.throttle_interval_ms,
+    // pgmq starts the clock at the epoch: never notified yet.
+    lastNotifiedAt: r.last_notified_at === null || r.last_notified_at.getTime() <= 0 ? null : r.last_notified_at,
+    channel: notifyChannel(r.queue_name),
+  }));
 }

@@ -79,14 +79,18 @@ ORDER BY r.queue_name, r.pattern`,
 /** Binds (idempotent); `had`: the binding existed before (the statement's snapshot predates the insert). */
 export function bindTopicQuery(pattern: string, queue: string): Query {
   return {
-    text: `SELECT EXISTS (SELECT 1 FROM pgmq.topic_bindings b WHERE b.pattern = $1::text AND lower(b.queue_name) = lower($2::text)) AS had,
+    text: `SELECT EXISTS (SELECT 1 FROM pgmq.topic_bindings b WHERE b.pattern = $1::text AND b.queue_name = $2::text) AS had,
        pgmq.bind_topic($1::text, $2::text)::text AS done`,
     values: [pattern, queue],
   };
 }
 
+/** pgmq's unbind_topic takes any pattern: a malformed one is refused first, as bind_topic does. */
 export function unbindTopicQuery(pattern: string, queue: string): Query {
-  return { text: 'SELECT pgmq.unbind_topic($1::text, $2::text) AS removed', values: [pattern, queue] };
+  return {
+    text: 'SELECT pgmq.validate_topic_pattern($1::text) AS valid, pgmq.unbind_topic($1::text, $2::text) AS removed',
+    values: [pattern, queue],
+  };
 }
 
 export function enableNotifyQuery(queue: string, throttleMs: number): Query {
@@ -96,3 +100,8 @@ export function enableNotifyQuery(queue: string, throttleMs: number): Query {
 export function disableNotifyQuery(queue: string): Query {
   return { text: 'SELECT pgmq.disable_notify_insert($1::text)::text AS done', values: [queue] };
 }
+
+export const NOTIFY_SETTINGS: Query = {
+  text: 'SELECT queue_name::text, throttle_interval_ms, last_notified_at FROM pgmq.list_notify_insert_throttles() ORDER BY queue_name',
+  values: [],
+};
