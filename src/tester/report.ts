@@ -244,6 +244,15 @@ export function buildReport(x: ReportInput): TesterReport {
       receivers: c.receivers,
     }),
   ];
+  // Errors by kind: from each worker's result, or what a worker that died had reported.
+  const errorsOf = (kind: ErrorKind) =>
+    x.workers.reduce(
+      (a, w) =>
+        a + (w.result ? (kind === 'connection' ? w.result.totals.connectionErrors : w.result.totals.otherErrors) : w.reportedErrors[kind]),
+      0,
+    );
+  const connectionErrors = errorsOf('connection');
+  const otherErrors = errorsOf('other');
   const peak = peakBacklog(x.series);
   const throughput = { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')) };
   warnings.push(
@@ -256,17 +265,10 @@ export function buildReport(x: ReportInput): TesterReport {
       peakBacklog: peak,
       endToEndP50Ms: lat.endToEnd.count > 0 ? lat.endToEnd.p50 : undefined,
       callsP50Ms: lat.send.p50 + lat.receive.p50,
+      slowestSendMs: (lat.sendService ?? lat.send).max,
+      failedCalls: connectionErrors + otherErrors,
     }),
   );
-  // Errors by kind: from each worker's result, or what a worker that died had reported.
-  const errorsOf = (kind: ErrorKind) =>
-    x.workers.reduce(
-      (a, w) =>
-        a + (w.result ? (kind === 'connection' ? w.result.totals.connectionErrors : w.result.totals.otherErrors) : w.reportedErrors[kind]),
-      0,
-    );
-  const connectionErrors = errorsOf('connection');
-  const otherErrors = errorsOf('other');
 
   const judged = lat.endToEnd.count > 0 ? lat.endToEnd : lat.send;
   const maxP99 = c.maxP99Ms === undefined ? null : { limitMs: c.maxP99Ms, valueMs: judged.p99, exceeded: judged.p99 > c.maxP99Ms };

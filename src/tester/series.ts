@@ -75,11 +75,15 @@ export class SeriesAggregator {
     this.reportedThrough[worker] = Infinity;
   }
 
-  /** Number of leading seconds that every worker has reported. */
+  /**
+   * Number of leading seconds that every worker has reported, those in which nothing happened
+   * (a frozen server) included: they are zeros, so the live rate falls to 0. Once every worker
+   * has ended: up to the last second that had anything.
+   */
   get complete(): number {
     let min = Infinity;
     for (const r of this.reportedThrough) if (r < min) min = r;
-    return min === Infinity ? this.totals.length : Math.min(min, this.totals.length);
+    return min === Infinity ? this.totals.length : min;
   }
 
   /** Complete seconds (all of them, including the partial last one, once every worker finished). */

@@ -96,7 +96,13 @@ export interface PacingFacts {
   /** End-to-end p50 (undefined: nothing received), and a send's plus a receive's p50 (ms). */
   readonly endToEndP50Ms: number | undefined;
   readonly callsP50Ms: number;
+  /** The slowest send call (service time, ms) and the calls that failed: a stalled store, not the tester. */
+  readonly slowestSendMs?: number;
+  readonly failedCalls?: number;
 }
+
+/** A send this slow, or any failed call, means the store held the senders back. */
+const STALLED_SEND_MS = 1000;
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const msText = (n: number) => (n >= 100 ? int(n) : String(round2(n)));
@@ -120,10 +126,17 @@ export function pacingWarnings(f: PacingFacts): string[] {
     );
   }
   if (f.ratePerSec > 0 && f.senders > 0 && f.sendPerSec < f.ratePerSec * RATE_REACHED_SHARE) {
-    out.push(
-      `--rate was not reached: offered ${int(f.ratePerSec)} msg/s, achieved ${int(f.sendPerSec)} ` +
-        `(the senders could not keep up; see the schedule lag)`,
-    );
+    const slowest = f.slowestSendMs ?? 0;
+    const failed = f.failedCalls ?? 0;
+    const store = [
+      slowest >= STALLED_SEND_MS ? `the slowest took ${(slowest / 1000).toFixed(1)} s` : undefined,
+      failed > 0 ? `${int(failed)} calls failed` : undefined,
+    ].filter((x) => x !== undefined);
+    const why =
+      store.length > 0
+        ? `the sends waited on the store: ${store.join(', ')}; a stalled or unreachable server, not the tester`
+        : 'the senders could not keep up; see the schedule lag';
+    out.push(`--rate was not reached: offered ${int(f.ratePerSec)} msg/s, achieved ${int(f.sendPerSec)} (${why})`);
   }
   return out;
 }

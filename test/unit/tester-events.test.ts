@@ -76,6 +76,20 @@ describe('series', () => {
     expect(counter.takeBefore(1).map((p) => p.second)).toEqual([0]);
     expect(counter.takeBefore().map((p) => p.second)).toEqual([2]);
   });
+
+  test('seconds in which nothing happened (a frozen server) are complete zeros, not missing: the live rate drops to 0', () => {
+    const agg = new SeriesAggregator(1);
+    const zero = { sendFailed: 0, received: 0, acknowledged: 0, emptyReceives: 0, errors: 0 };
+    agg.add(0, [{ second: 0, sent: 37, ...zero }], 1);
+    // Seconds 1..4: the worker reported them, with nothing in them.
+    agg.add(0, [], 5);
+    expect(agg.complete).toBe(5);
+    const points = agg.points();
+    expect(points.map((p) => p.sent)).toEqual([37, 0, 0, 0, 0]);
+    // Once every worker has ended, the series ends with the last second that had anything.
+    agg.finish(0);
+    expect(agg.points().length).toBe(1);
+  });
 });
 
 describe('config', () => {

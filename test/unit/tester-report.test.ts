@@ -363,6 +363,18 @@ describe('the report explains the load (pacingWarnings, calls, peak backlog)', (
     expect(pacingWarnings({ ...rated, senders: 0 })).toEqual([]);
   });
 
+  test('--rate not reached because the server stalled or failed: the report says so, not that the senders could not keep up', () => {
+    const stalled = { ...unpaced, ratePerSec: 200, sendPerSec: 34, peakBacklog: 10, slowestSendMs: 25_034, failedCalls: 0 };
+    expect(pacingWarnings(stalled)).toEqual([
+      '--rate was not reached: offered 200 msg/s, achieved 34 (the sends waited on the store: the slowest took 25.0 s; ' +
+        'a stalled or unreachable server, not the tester)',
+    ]);
+    expect(pacingWarnings({ ...stalled, slowestSendMs: 900, failedCalls: 12 })).toEqual([
+      '--rate was not reached: offered 200 msg/s, achieved 34 (the sends waited on the store: 12 calls failed; ' +
+        'a stalled or unreachable server, not the tester)',
+    ]);
+  });
+
   test('calls in the JSON count empty receives apart from those that returned messages; the text says so', () => {
     const x = cleanRun();
     const recv = x.workers[1]!;
