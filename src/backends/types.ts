@@ -5,6 +5,8 @@
 import type { ConnectionBudget, HealthInfo, ServerIdentity, StoreActivity } from './types-server.js';
 
 export type * from './types-server.js';
+export type * from './types-ops.js';
+import type { BulkAction, MessageSelection, MessageSource } from './types-ops.js';
 
 export type BackendKind = 'pgmq' | 'sqlite';
 
@@ -116,6 +118,8 @@ export interface Message {
   readonly body: string;
   /** pgmq headers (jsonb object) or SmoothMQ attributes (name -> value). */
   readonly headers: Record<string, unknown> | null;
+  /** pgmq, read from the archive (Backend.peekArchive): when it was archived. */
+  readonly archivedAt?: Date | null;
 }
 
 export interface SendInput {
@@ -339,6 +343,26 @@ export interface Backend {
   setNotifyInsert?(queue: string, throttleMs: number | null): Promise<void>;
   /** Optional (capabilities.notifyInsert): the queues with insert notifications on. */
   notifyInsertSettings?(): Promise<NotifyInsertSetting[]>;
+
+  /**
+   * Optional (top's marks): how many messages of `source` the selection takes now; one
+   * count by query, nothing loaded, nothing changed.
+   */
+  countSelected?(queue: string, selection: MessageSelection, source?: MessageSource): Promise<number>;
+  /** Optional: deletes, archives (Capabilities.archive) or makes visible the selection; returns how many changed. */
+  actOn?(queue: string, action: BulkAction, selection: MessageSelection): Promise<number>;
+  /**
+   * Optional: moves the selection of `source` to the live queue `target` (which must exist),
+   * with body and headers (attributes), as new messages visible now (read count 0). Each move
+   * is one transaction (insert into the target, delete from the source): a message is never
+   * in both or neither. From a queue's archive to the queue itself: restore. Returns how many moved.
+   */
+  moveMessages?(queue: string, target: string, selection: MessageSelection, source?: MessageSource): Promise<number>;
+  /**
+   * Optional: peek into the archive (pgmq: a_<queue>, messages with archivedAt; SmoothMQ: the
+   * failed messages). `state` is ignored.
+   */
+  peekArchive?(queue: string, options: PeekOptions): Promise<Message[]>;
 
   /** Optional: a health line for `smq top`. */
   health?(): Promise<HealthInfo>;

@@ -6,6 +6,9 @@ import pg from 'pg';
 import { SmqError } from '../../errors.js';
 import type {
   Backend,
+  BulkAction,
+  MessageSelection,
+  MessageSource,
   Capabilities,
   CountBeforeOptions,
   ConnectionBudget,
@@ -38,6 +41,7 @@ import { compatVersion } from './install.js';
 import { mapPgError, type PgErrorContext } from './errors.js';
 import * as features from './features.js';
 import * as messages from './messages.js';
+import * as ops from './ops.js';
 import * as queues from './queues.js';
 import * as server from './server.js';
 import { CLOSE_GRACE_MS, PgmqSession, type Pool } from './session.js';
@@ -282,6 +286,22 @@ export class PgmqBackend implements Backend {
 
   notifyInsertSettings(): Promise<NotifyInsertSetting[]> {
     return features.notifyInsertSettings(this.s, this.capabilities);
+  }
+
+  countSelected(queue: string, selection: MessageSelection, source: MessageSource = 'queue'): Promise<number> {
+    return ops.countSelected(this.s, queue, selection, source);
+  }
+
+  actOn(queue: string, action: BulkAction, selection: MessageSelection): Promise<number> {
+    return ops.actOn(this.s, queue, action, selection);
+  }
+
+  moveMessages(queue: string, target: string, selection: MessageSelection, source: MessageSource = 'queue'): Promise<number> {
+    return ops.moveMessages(this.s, queue, target, selection, source);
+  }
+
+  peekArchive(queue: string, options: PeekOptions): Promise<Message[]> {
+    return ops.peekArchive(this.s, queue, options);
   }
 
   health(): Promise<HealthInfo> {

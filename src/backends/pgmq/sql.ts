@@ -156,7 +156,7 @@ export function queueTableQuery(queue: string): Query {
 
 export const STATE_CASE = `CASE WHEN vt <= now() THEN 'ready' WHEN read_ct > 0 THEN 'inflight' ELSE 'delayed' END`;
 
-const STATE_WHERE: Record<Exclude<MessageState, 'failed'> | 'all', string> = {
+export const STATE_WHERE: Record<Exclude<MessageState, 'failed'> | 'all', string> = {
   all: 'TRUE',
   ready: 'vt <= now()',
   inflight: 'vt > now() AND read_ct > 0',

@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import { SmqError, invalidInput } from '../../errors.js';
 import type {
   Backend,
+  BulkAction,
+  MessageSelection,
+  MessageSource,
   Capabilities,
   CountBeforeOptions,
   CreateQueueOptions,
@@ -24,6 +27,7 @@ import type {
 import { lacking } from '../features.js';
 import { BUSY_TIMEOUT_MS } from './errors.js';
 import * as messages from './messages.js';
+import * as ops from './ops.js';
 import { openSmoothMqFile } from './open.js';
 import * as queues from './queues.js';
 import { SqliteSession } from './session.js';
@@ -132,6 +136,23 @@ class SqliteBackend implements Backend {
   async peek(queue: string, options: PeekOptions): Promise<Message[]> {
     if (options.group !== undefined) throw lacking('groups'); // SmoothMQ has no FIFO groups
     return messages.peek(this.s, queue, options);
+  }
+
+  async countSelected(queue: string, selection: MessageSelection, source: MessageSource = 'queue'): Promise<number> {
+    return ops.countSelected(this.s, queue, selection, source);
+  }
+
+  async actOn(queue: string, action: BulkAction, selection: MessageSelection): Promise<number> {
+    return ops.actOn(this.s, queue, action, selection);
+  }
+
+  async moveMessages(queue: string, target: string, selection: MessageSelection, source: MessageSource = 'queue'): Promise<number> {
+    return ops.moveMessages(this.s, queue, target, selection, source);
+  }
+
+  /** SmoothMQ has no archive table: its failed messages are what top shows there. */
+  async peekArchive(queue: string, options: PeekOptions): Promise<Message[]> {
+    return ops.peekArchive(this.s, queue, options);
   }
 
   async health(): Promise<HealthInfo> {
