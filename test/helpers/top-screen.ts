@@ -16,6 +16,8 @@ export interface StartOptions {
   readonly width?: number;
   readonly height?: number;
   readonly env?: Record<string, string>;
+  /** The folder top runs in (export's default file goes there). */
+  readonly cwd?: string;
 }
 
 let session: TmuxSession | undefined;

@@ -78,11 +78,11 @@ describe.skipIf(!tmuxAvailable())('the footer and the words of smq top (real ter
     await t.waitFor(`${queue} · oldest first`);
     t.keys('?');
     const screen = await t.waitFor('Keys (queue view)');
-    for (const key of ['↑/↓ j/k', 'PgUp/PgDn Space', 'g/G Home/End', 'Enter →', 'Esc q ←', '# / i', '+ / -', 'Ctrl-C']) {
+    for (const key of ['↑/↓ j/k', 'PgUp/PgDn', 'g/G Home/End', 'Enter →', 'Esc q ←', '# / i', '+ / -', 'Ctrl-C']) {
       expect(screen).toContain(key);
     }
     // Single-letter keys: the key, two or more spaces, its explanation.
-    for (const key of ['o', 'f', 'd', 'a', 'v', 'P', 's', 'r', '\\?']) {
+    for (const key of ['o', 'f', 'd', 'a', 'v', 'P', 's', 'r', '\\?', 'Space', '\\*', 'N', 'c', 'm', 'e', 'A']) {
       expect(screen).toMatch(new RegExp(`(^|\\s)${key} {2,}\\S`, 'm'));
     }
   });

@@ -21,6 +21,8 @@ export interface HelpProps {
   readonly readOnly: boolean;
   readonly archive: boolean;
   readonly failedState: boolean;
+  /** The queue view shows the archive (or SmoothMQ's failed messages). */
+  readonly archiveView?: boolean;
   readonly sortKeys: readonly { readonly key: string; readonly title: string }[];
   readonly height: number;
   readonly width: number;
@@ -41,7 +43,9 @@ export function Help(p: HelpProps) {
   const columnWidth = Math.floor(p.width / columns.length);
   return (
     <Box flexDirection="column" height={p.height}>
-      <Text bold>{`Keys (${TITLES[p.screen]})${p.readOnly ? ' · read-only: actions are off' : ''}`}</Text>
+      <Text bold>{`Keys (${p.screen === 'queue' && p.archiveView ? 'archive view' : TITLES[p.screen]})${
+        p.readOnly ? ' · read-only: actions are off' : ''
+      }`}</Text>
       <Box flexDirection="row">
         {columns.map((column, i) => (
           <HelpColumn key={i} entries={column} width={columnWidth} />

@@ -3,7 +3,7 @@
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import type { Backend, Capabilities, Message, MessageId } from '../../backends/types.js';
+import type { Backend, Capabilities, Message, MessageId, MessageSource } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { bodySection, detailFacts } from '../model/messages.js';
 import { clampScroll } from '../model/viewport.js';
@@ -26,10 +26,12 @@ export interface MessageScreenProps {
   readonly keys: KeyRouter;
   readonly reloadToken: number;
   readonly now: number;
+  /** 'archive': a message of the queue's archive (or failed messages). */
+  readonly source?: MessageSource | undefined;
 }
 
 export function MessageScreen(p: MessageScreenProps) {
-  const { message, error, reload, current } = useMessage(p.backend, p.queue.rawName, p.id, p.live, p.reloadToken);
+  const { message, error, reload, current } = useMessage(p.backend, p.queue.rawName, p.id, p.live, p.reloadToken, p.source);
   const [scroll, setScroll] = useState(0);
   const bodyHeight = Math.max(1, p.height - 1);
   // The body's lines are made once per body (a refresh that brings the same body reuses
@@ -71,7 +73,10 @@ export function MessageScreen(p: MessageScreenProps) {
   const offset = clampScroll(scroll, lines.length, bodyHeight);
   const position =
     lines.length > bodyHeight ? ` · lines ${offset + 1}-${Math.min(lines.length, offset + bodyHeight)} of ${lines.length}` : '';
-  const titleParts = cutParts([`${p.queue.label} · message ${p.id.toString()}`, position], p.width);
+  const titleParts = cutParts(
+    [`${p.queue.label} · ${p.source === 'archive' && p.capabilities.archive ? 'archived ' : ''}message ${p.id.toString()}`, position],
+    p.width,
+  );
   return (
     <Box flexDirection="column" height={p.height}>
       <Text wrap="truncate-end">

@@ -3,7 +3,7 @@
 import { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import type { Backend, Capabilities, Message, QueueStats } from '../../backends/types.js';
+import type { Backend, Capabilities, Message, MessageSource, QueueStats } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { headersWidth, messageColumns, messageLine, messageTitle } from '../model/messages.js';
 import {
@@ -49,6 +49,11 @@ export interface QueueScreenProps {
   readonly now: number;
   /** A notice in the footer (what `o` changed to). */
   readonly say: (text: string) => void;
+  /** 'archive': the queue's archive (pgmq) or its failed messages (SmoothMQ). */
+  readonly source?: MessageSource | undefined;
+  /** The marks (Space, `*`, `N`): which rows show one, and what they are in words. */
+  readonly isMarked?: ((m: Message) => boolean) | undefined;
+  readonly marksText?: string | undefined;
 }
 
 /** Lines above the messages: the queue's counts and the paging state, then column titles. */
@@ -63,7 +68,8 @@ export function QueueScreen(p: QueueScreenProps) {
     error,
     reload,
     current: pageCurrent,
-  } = useMessages(p.backend, p.queue.rawName, p.paging, p.live, p.reloadToken);
+  } = useMessages(p.backend, p.queue.rawName, p.paging, p.live, p.reloadToken, p.source);
+  const archiveView = p.source === 'archive';
 
   // The page is as tall as the screen; resizing changes it.
   const { paging, selected: selectedRow, onChange } = p;
@@ -112,6 +118,7 @@ export function QueueScreen(p: QueueScreenProps) {
           return;
         }
         case 'stateFilter':
+          if (archiveView) return p.say(p.capabilities.archive ? 'archived messages have no state' : 'these are the failed messages');
           p.onChange(cycleStateFilter(p.paging, p.capabilities.failedState), 0);
           return;
         case 'refresh':
@@ -139,14 +146,20 @@ export function QueueScreen(p: QueueScreenProps) {
         s.estimated,
       )}${s.archived !== undefined ? ` · archived ${formatCount(s.archived)}` : ''} · oldest ${formatAge(s.oldestAgeSec)}${queueExtras(s)}`
     : 'queue not in the last refresh';
-  const stateWord = p.paging.state === 'all' ? undefined : STATE_WORDS[p.paging.state];
+  const stateWord = archiveView ? undefined : p.paging.state === 'all' ? undefined : STATE_WORDS[p.paging.state];
   const groupWord = p.paging.group === undefined ? '' : `${groupLabel(p.paging.group)} · `;
-  const where = `${groupWord}${p.paging.order} first · ${stateWord ? `only ${stateWord}` : 'all states'}${current ? ` · ${rowsText(current, totalOf(s, p.paging))}` : ''}${
+  const total = archiveView ? archiveTotal(s, p.capabilities.archive) : totalOf(s, p.paging);
+  // The archive view says what it is after the name: "orders (archive)", "jobs (failed)".
+  const what = archiveView ? '' : ` · ${stateWord ? `only ${stateWord}` : 'all states'}`;
+  const where = `${groupWord}${p.paging.order} first${what}${current ? ` · ${rowsText(current, total)}` : ''}${p.marksText ? ` · ${p.marksText}` : ''}${
     loading && !fresh ? ' · loading…' : ''
   }`;
 
   // Cut here, as the terminal counts cells: a name in Devanagari or with emoji must not wrap.
-  const titleParts = cutParts([p.queue.label, ` · ${where}`, ` · ${counts}`], p.width);
+  const titleParts = cutParts(
+    [`${p.queue.label}${archiveView ? (p.capabilities.archive ? ' (archive)' : ' (failed)') : ''}`, ` · ${where}`, ` · ${counts}`],
+    p.width,
+  );
   return (
     <Box flexDirection="column" height={p.height}>
       <Text wrap="truncate-end">
@@ -155,7 +168,7 @@ export function QueueScreen(p: QueueScreenProps) {
         {titleParts[2]}
       </Text>
       <Text bold underline wrap="truncate-end">
-        {GUTTER_BLANK + messageTitle(cols)}
+        {GUTTER_BLANK + messageTitle(cols, archiveView && p.capabilities.archive)}
       </Text>
       {error ? <Text color="red" wrap="truncate-end">{`cannot read messages: ${error} (retrying)`}</Text> : null}
       {!current && !error ? <Text dimColor>loading…</Text> : null}
@@ -164,12 +177,24 @@ export function QueueScreen(p: QueueScreenProps) {
         const tone = messageTone(m);
         return (
           <Text key={m.id.toString()} inverse={i === selected} color={tone ? TONE_COLOR[tone] : undefined} wrap="truncate-end">
-            {(i === selected ? GUTTER_SELECTED : GUTTER_BLANK) + messageLine(m, cols, p.now)}
+            {gutter(i === selected, p.isMarked?.(m) ?? false) + messageLine(m, cols, p.now)}
           </Text>
         );
       })}
     </Box>
   );
+}
+
+/** '›' on the highlighted row, '*' on a marked one (both: '›*'). */
+function gutter(selected: boolean, marked: boolean): string {
+  const g = selected ? GUTTER_SELECTED : GUTTER_BLANK;
+  return marked ? `${g.slice(0, 1)}*` : g;
+}
+
+/** The archive view's row count: pgmq's archived messages, SmoothMQ's failed ones. */
+function archiveTotal(s: QueueStats | undefined, archive: boolean): { n: number; estimated: boolean } | undefined {
+  const n = archive ? s?.archived : s?.failed;
+  return n === undefined || !s ? undefined : { n, estimated: archive ? false : s.estimated };
 }
 
 /** The list's count of the messages the view shows (all of them, or one state's). */

@@ -17,6 +17,8 @@ import { totalsOf } from '../model/rows.js';
 import { clampInterval, stepInterval } from '../model/interval.js';
 import { formatInterval } from '../model/format.js';
 import { useQueueActions } from '../hooks/useQueueActions.js';
+import { useOps, type OpsContext } from '../hooks/useOps.js';
+import { OpsPrompt } from './OpsPrompt.js';
 import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
 import { useTenantBackends } from '../hooks/useTenantBackends.js';
@@ -75,6 +77,7 @@ export function TopApp(props: TopAppProps) {
   const [status, say] = useNotice();
   const [opening, setOpening] = useState(false);
 
+  const bodyHeight = Math.max(3, size.rows - 1 - HEADER_LINES - FOOTER_LINES);
   const monitor = useQueueMonitor(backend, { intervalMs, paused, exactThreshold: props.exactThreshold });
   const { state } = monitor;
   const tenants = useTenantBackends(backend, props.backendForTenant);
@@ -85,6 +88,14 @@ export function TopApp(props: TopAppProps) {
     navigate: dispatch,
     say,
     refreshList: monitor.refreshNow,
+  });
+  const ops = useOps({
+    readOnly,
+    archive: caps.archive,
+    resolveBackend: tenants.resolveBackend,
+    say,
+    refreshList: monitor.refreshNow,
+    openArchive: () => dispatch({ type: 'openArchive', pageSize: Math.max(1, bodyHeight - 2) }),
   });
 
   // One exit path for q, Ctrl-C and -n.
@@ -101,7 +112,6 @@ export function TopApp(props: TopAppProps) {
     if (props.maxRefreshes !== undefined && state.refreshes >= props.maxRefreshes) quit();
   }, [state.refreshes, props.maxRefreshes, quit]);
 
-  const bodyHeight = Math.max(3, size.rows - 1 - HEADER_LINES - FOOTER_LINES);
   const list = useQueueList(state.rows.rows, {
     tenantFilter: props.tenantFilter,
     capabilities: caps,
@@ -156,8 +166,12 @@ export function TopApp(props: TopAppProps) {
         return monitor.refreshNow();
       case 'back':
         return dispatch({ type: 'back' });
-      case 'action':
+      case 'action': {
+        const ctx = opsContext(message);
+        if (ctx && (cmd.action === 'delete' || cmd.action === 'archive' || cmd.action === 'makeVisible') && ops.bulk(cmd.action, ctx))
+          return;
         return actions.request(cmd.action, queue, message);
+      }
       case 'view': {
         // Only what the store has: a side view it lacks says so in one line.
         const feature = cmd.view === 'groups' ? 'groups' : 'topics';
@@ -166,7 +180,27 @@ export function TopApp(props: TopAppProps) {
         else dispatch({ type: 'openTopics' });
         return;
       }
+      case 'mark':
+      case 'markAll':
+      case 'markReads':
+      case 'clearMarks':
+      case 'moveTo':
+      case 'restore':
+      case 'export':
+      case 'archiveView': {
+        const ctx = opsContext(message);
+        if (ctx) ops.command(cmd, ctx);
+        return;
+      }
     }
+  };
+  // Where the operator's keys act: the queue view on top (its marks, its state filter) or the message shown.
+  const opsContext = (message: Message | undefined): OpsContext | undefined => {
+    if (top.kind !== 'queue' && top.kind !== 'message') return undefined;
+    const source = top.source ?? 'queue';
+    const state = top.kind === 'queue' ? top.paging.state : 'all';
+    const grouped = top.kind === 'queue' && top.paging.group !== undefined;
+    return { queue: top.queue, source, message, state, grouped, marksApply: top.kind === 'queue' };
   };
   const onScreenCommand = (cmd: Command, message: Message | undefined) => {
     if (top.kind === 'queue' || top.kind === 'message') onCommand(cmd, top.queue, message);
@@ -189,11 +223,12 @@ export function TopApp(props: TopAppProps) {
 
   // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
   // the rest goes to the prompt if one is open, else to the screen on top.
-  const keyRouter = useKeyRouter(quit, actions.busy || opening);
+  const keyRouter = useKeyRouter(quit, actions.busy || opening || ops.busy);
 
   const now = Date.now();
   const screenBackend = top.kind === 'list' || top.kind === 'topics' ? undefined : tenants.backendOf(top.queue);
-  const screenActive = modal === undefined;
+  const screenActive = modal === undefined && ops.modal === undefined;
+  const reloadToken = actions.reloadToken + ops.reloadToken;
   const common = { keys: keyRouter, capabilities: caps, live, width: size.columns, height: bodyHeight, active: screenActive, now };
   let body: ReactNode = null;
   if (modal?.kind === 'help') {
@@ -202,6 +237,7 @@ export function TopApp(props: TopAppProps) {
       readOnly,
       archive: caps.archive,
       failedState: caps.failedState,
+      archiveView: top.kind === 'queue' && top.source === 'archive',
       sortKeys: sortKeysOf(list.visibleColumnIds),
       groups: caps.groups,
       topics: caps.topics,
@@ -226,15 +262,18 @@ export function TopApp(props: TopAppProps) {
     body = (
       <QueueScreen
         {...common}
-        key={top.queue.key}
+        key={`${top.queue.key}/${top.source ?? 'queue'}`}
         backend={screenBackend}
         queue={top.queue}
+        source={top.source}
+        isMarked={ops.isMarkedIn(top.queue, top.source ?? 'queue')}
+        marksText={ops.marksTextOf(top.queue, top.source ?? 'queue')}
         row={list.allRows.find((r) => r.key === top.queue.key)}
         paging={top.paging}
         selected={top.selected}
         onChange={(paging, selected) => dispatch({ type: 'paged', paging, selected })}
         onCommand={onScreenCommand}
-        reloadToken={actions.reloadToken}
+        reloadToken={reloadToken}
         say={say}
       />
     );
@@ -259,8 +298,9 @@ export function TopApp(props: TopAppProps) {
         backend={screenBackend}
         queue={top.queue}
         id={top.id}
+        source={top.source}
         onCommand={onScreenCommand}
-        reloadToken={actions.reloadToken}
+        reloadToken={reloadToken}
       />
     );
   }
@@ -298,13 +338,29 @@ export function TopApp(props: TopAppProps) {
               close={close}
               cancel={cancel}
             />
+          ) : ops.modal ? (
+            <OpsPrompt
+              key={ops.modal.kind === 'input' ? ops.modal.label : ops.modal.question}
+              keys={keyRouter}
+              modal={ops.modal}
+              width={size.columns}
+              close={ops.closeModal}
+              cancel={() => {
+                ops.closeModal();
+                say('cancelled');
+              }}
+            />
           ) : undefined
         }
         status={status}
         hints={
           top.kind === 'groups' || top.kind === 'topics'
             ? viewHints(top.kind)
-            : keyHints(top.kind, readOnly, caps.archive, { groups: caps.groups, topics: caps.topics })
+            : keyHints(top.kind, readOnly, caps.archive, {
+                groups: caps.groups,
+                topics: caps.topics,
+                archiveView: top.kind === 'queue' && top.source === 'archive',
+              })
         }
         width={size.columns}
       />

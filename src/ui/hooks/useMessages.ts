@@ -1,7 +1,7 @@
 // One page of a queue's messages through peek (never a read that changes them), fetched
 // again when the page changes and every refresh interval while the view is open.
 import { useRef, useState } from 'react';
-import type { Backend, Message, MessageId } from '../../backends/types.js';
+import type { Backend, Message, MessageId, MessageSource, PeekOptions } from '../../backends/types.js';
 import { loadPage, type Page, type PageSource, type PagingState } from '../model/paging.js';
 import { errorText } from '../model/monitor.js';
 import { PAGE_POLICY } from '../model/poller.js';
@@ -69,25 +69,40 @@ export function useLiveLoad<T>(
   return { value: value?.v, valueDeps: value?.deps, loading, error, reload: pollNow, current };
 }
 
+/** Peek into the queue or its archive (Backend.peekArchive; the archive has no row count). */
+function peekOf(backend: Backend, queue: string, source: MessageSource): (o: PeekOptions) => Promise<Message[]> {
+  if (source === 'archive') {
+    return (o) => (backend.peekArchive ? backend.peekArchive(queue, o) : Promise.reject(new Error('this store has no archive')));
+  }
+  return (o) => backend.peek(queue, o);
+}
+
 /** A new `reloadToken` loads again (after an action changed the queue). */
-export function useMessages(backend: Backend, queue: string, paging: PagingState, live: LiveOptions, reloadToken = 0): MessagesView {
+export function useMessages(
+  backend: Backend,
+  queue: string,
+  paging: PagingState,
+  live: LiveOptions,
+  reloadToken = 0,
+  source: MessageSource = 'queue',
+): MessagesView {
   // A row number counted once for a page stays with it through its refreshes (the end of
   // the queue moves, so that one is counted again).
   const counted = useRef(new WeakMap<PagingState, number>());
   const { value, valueDeps, loading, error, reload, current } = useLiveLoad(
     async () => {
-      const source: PageSource = {
-        peek: (o) => backend.peek(queue, o),
-        countBefore: backend.countBefore ? (o) => backend.countBefore!(queue, o) : undefined,
+      const pages: PageSource = {
+        peek: peekOf(backend, queue, source),
+        countBefore: backend.countBefore && source === 'queue' ? (o) => backend.countBefore!(queue, o) : undefined,
       };
       const known = counted.current.get(paging);
-      const page = await loadPage(known === undefined ? paging : { ...paging, firstRow: known }, source);
+      const page = await loadPage(known === undefined ? paging : { ...paging, firstRow: known }, pages);
       if (paging.firstRow === undefined && paging.anchor.kind !== 'end' && page.firstRow !== undefined) {
         counted.current.set(paging, page.firstRow);
       }
       return page;
     },
-    [backend, queue, paging, reloadToken],
+    [backend, queue, paging, reloadToken, source],
     live,
   );
   return { page: value, pageOf: valueDeps?.[2] as PagingState | undefined, loading, error, reload, current };
@@ -103,10 +118,17 @@ export interface MessageView {
   readonly current: boolean;
 }
 
-export function useMessage(backend: Backend, queue: string, id: MessageId, live: LiveOptions, reloadToken = 0): MessageView {
+export function useMessage(
+  backend: Backend,
+  queue: string,
+  id: MessageId,
+  live: LiveOptions,
+  reloadToken = 0,
+  source: MessageSource = 'queue',
+): MessageView {
   const { value, loading, error, reload, current } = useLiveLoad(
-    async () => (await backend.peek(queue, { id, limit: 1, state: 'all' }))[0] ?? null,
-    [backend, queue, id, reloadToken],
+    async () => (await peekOf(backend, queue, source)({ id, limit: 1, state: 'all' }))[0] ?? null,
+    [backend, queue, id, reloadToken, source],
     live,
   );
   return { message: value, loading, error, reload, current };

@@ -12,8 +12,27 @@ export interface Hint {
 const SEPARATOR = ' · ';
 
 /** The hints of a screen, in the order they are shown. */
-export function keyHints(screen: Screen, readOnly: boolean, archive: boolean, views: { groups?: boolean; topics?: boolean } = {}): Hint[] {
+export function keyHints(
+  screen: Screen,
+  readOnly: boolean,
+  archive: boolean,
+  views: { groups?: boolean; topics?: boolean; archiveView?: boolean } = {},
+): Hint[] {
+  const archiveView = views.archiveView === true;
   const act = (hints: Hint[]) => (readOnly ? [] : hints);
+  // The operator's keys go first when the terminal is narrow (help lists them all).
+  const marks: Hint[] = [{ text: 'Space mark', rank: 10 }, ...act([{ text: 'm move', rank: 11 }]), { text: 'e export', rank: 12 }];
+  if (screen === 'queue' && archiveView) {
+    return [
+      { text: '↑↓ move', rank: 8 },
+      { text: 'Enter open', rank: 1 },
+      ...marks,
+      ...act([{ text: 'u restore', rank: 2 }]),
+      { text: 'Esc back', rank: 0 },
+      { text: '? help', rank: 0 },
+      { text: '^C quit', rank: 0 },
+    ];
+  }
   if (screen === 'list') {
     return [
       { text: '↑↓ move', rank: 6 },
@@ -51,6 +70,8 @@ export function keyHints(screen: Screen, readOnly: boolean, archive: boolean, vi
         { text: 'P purge', rank: 9 },
         { text: 's send', rank: 5 },
       ]),
+      ...marks,
+      { text: archive ? 'A archive' : 'A failed', rank: 13 },
       { text: 'Esc back', rank: 0 },
       { text: '? help', rank: 0 },
       { text: '^C quit', rank: 0 },

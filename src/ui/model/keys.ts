@@ -1,5 +1,7 @@
 // Which key does what, per screen. Pure: the components turn key presses into these
-// commands and act on them; the help screen is written from the same tables.
+// commands and act on them; the help screen is written from the same tables. The operator's
+// keys (marks, move, restore, export, archive) are in ops-keys.ts.
+import { opsCommandFor, opsHelp, type OpsCommand } from './ops-keys.js';
 
 /** The parts of a key press top looks at (ink's Key has all of these). */
 export interface KeyPress {
@@ -42,7 +44,8 @@ export type Command =
   | { readonly type: 'jump' }
   | { readonly type: 'action'; readonly action: Action }
   /** A side view: the queue's FIFO groups (queue view), the topic bindings (list). */
-  | { readonly type: 'view'; readonly view: 'groups' | 'topics' };
+  | { readonly type: 'view'; readonly view: 'groups' | 'topics' }
+  | OpsCommand;
 
 export type Screen = 'list' | 'queue' | 'message';
 
@@ -64,7 +67,7 @@ export function common(input: string, key: KeyPress): Command | undefined {
 
 export function commandFor(screen: Screen, input: string, key: KeyPress): Command | undefined {
   if (screen === 'list') {
-    // Space pauses on the list (where nothing pages by Space); the other screens page with it.
+    // Space pauses on the list, marks a row in the queue view, pages in the message detail.
     if (input === ' ') return { type: 'pause' };
     if (key.return) return { type: 'open' };
     if (key.escape) return { type: 'back' };
@@ -79,6 +82,8 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
     return common(input, key);
   }
   if (key.escape || input === 'q' || key.leftArrow || key.backspace) return { type: 'back' };
+  const op = opsCommandFor(screen, input);
+  if (op) return op;
   if (screen === 'queue') {
     if (key.return || key.rightArrow) return { type: 'open' };
     if (input === 'o') return { type: 'order' };
@@ -106,6 +111,8 @@ export function helpFor(
     readOnly: boolean;
     archive: boolean;
     failedState: boolean;
+    /** The queue view shows the archive (or SmoothMQ's failed messages). */
+    archiveView?: boolean | undefined;
     /** The list's columns a capital key sorts by (only those shown: F and E mean nothing elsewhere). */
     sortKeys?: readonly { readonly key: string; readonly title: string }[];
     /** The store has FIFO groups (F in the queue view) / topics (t on the list). */
@@ -115,7 +122,9 @@ export function helpFor(
 ): HelpEntry[] {
   const nav: HelpEntry[] = [
     { keys: '↑/↓ j/k', what: 'move' },
-    screen === 'list' ? { keys: 'PgUp/PgDn', what: 'page up / down' } : { keys: 'PgUp/PgDn Space', what: 'previous / next page' },
+    screen === 'list'
+      ? { keys: 'PgUp/PgDn', what: 'page up / down' }
+      : { keys: screen === 'queue' ? 'PgUp/PgDn' : 'PgUp/PgDn Space', what: 'previous / next page' },
     { keys: 'g/G Home/End', what: 'first / last' },
   ];
   const general: HelpEntry[] = [
@@ -125,7 +134,7 @@ export function helpFor(
     { keys: 'Ctrl-C', what: 'quit' },
   ];
   const actions: HelpEntry[] = [];
-  if (!opts.readOnly) {
+  if (!opts.readOnly && !opts.archiveView) {
     if (screen !== 'list') {
       actions.push({ keys: 'd', what: 'delete the message' });
       if (opts.archive) actions.push({ keys: 'a', what: 'archive the message' });
@@ -160,6 +169,7 @@ export function helpFor(
       { keys: '# / i', what: 'jump to a message id' },
       ...(opts.groups ? [{ keys: 'F', what: "the queue's FIFO groups (blocked, stalled)" }] : []),
       ...actions,
+      ...opsHelp(screen, opts),
       ...general,
     ];
   }
@@ -169,6 +179,7 @@ export function helpFor(
     { keys: 'g/G Home/End', what: 'top / bottom' },
     { keys: 'Esc / q', what: 'back to the messages' },
     ...actions,
+    ...opsHelp(screen, opts),
     ...general,
   ];
 }

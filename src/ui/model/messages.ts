@@ -78,12 +78,14 @@ export function messageCell(m: Message, id: MessageColumnId, now: number): strin
     case 'id':
       return m.id.toString();
     case 'state':
-      return STATE_TEXT[m.state];
+      return m.archivedAt !== undefined ? 'archived' : STATE_TEXT[m.state];
     case 'reads':
       return triesText(m);
     case 'enqueued':
       return m.enqueuedAt ? formatAge((now - m.enqueuedAt.getTime()) / 1000) : '-';
     case 'visible':
+      // In the archive this column is ARCHIVED: how long ago.
+      if (m.archivedAt !== undefined) return m.archivedAt ? formatAge((now - m.archivedAt.getTime()) / 1000) : '-';
       return formatVisibleIn(m.visibleAt, now);
     case 'lastRead':
       return m.lastReadAt ? formatAge((now - m.lastReadAt.getTime()) / 1000) : '-';
@@ -98,15 +100,18 @@ export function messageLine(m: Message, cols: readonly MessageColumn[], now: num
   return cols.map((c) => fitText(messageCell(m, c.id, now), c.width, c.align)).join(' ');
 }
 
-export function messageTitle(cols: readonly MessageColumn[]): string {
-  return cols.map((c) => fitText(c.title, c.width, c.align)).join(' ');
+export function messageTitle(cols: readonly MessageColumn[], archive = false): string {
+  return cols.map((c) => fitText(archive && c.id === 'visible' ? 'ARCHIVED' : c.title, c.width, c.align)).join(' ');
 }
 
 /** The facts of the detail view (they change with the clock), headers or attributes. */
 export function detailFacts(m: Message, caps: Capabilities, now: number): string[] {
   const lines = [
     `id          ${m.id.toString()}`,
-    `state       ${STATE_TEXT[m.state]}`,
+    `state       ${m.archivedAt !== undefined ? 'archived' : STATE_TEXT[m.state]}`,
+    ...(m.archivedAt !== undefined
+      ? [`archived at ${formatTimestamp(m.archivedAt)}${m.archivedAt ? `  (${formatAge((now - m.archivedAt.getTime()) / 1000)} ago)` : ''}`]
+      : []),
     `${caps.maxRetries ? 'tries      ' : 'read count '} ${triesText(m)}`,
     `enqueued    ${formatTimestamp(m.enqueuedAt)}${m.enqueuedAt ? `  (${formatAge((now - m.enqueuedAt.getTime()) / 1000)} ago)` : ''}`,
     `visible at  ${formatTimestamp(m.visibleAt)}  (${formatVisibleIn(m.visibleAt, now)})`,

@@ -1,13 +1,20 @@
 // Where top is: the stack of screens (list, queue, message) and the prompt open on top of
 // them. A pure reducer, so every move between screens is tested without Ink.
-import type { MessageId } from '../../backends/types.js';
+import type { MessageId, MessageSource } from '../../backends/types.js';
 import { initialPaging, jumpTo, type PagingState } from './paging.js';
 import type { QueueRef } from './queue-ref.js';
 
 export type ScreenEntry =
   | { readonly kind: 'list' }
-  | { readonly kind: 'queue'; readonly queue: QueueRef; readonly paging: PagingState; readonly selected: number }
-  | { readonly kind: 'message'; readonly queue: QueueRef; readonly id: MessageId }
+  | {
+      readonly kind: 'queue';
+      readonly queue: QueueRef;
+      readonly paging: PagingState;
+      readonly selected: number;
+      /** 'archive': the queue's archive (pgmq) or failed messages (SmoothMQ); default the queue. */
+      readonly source?: MessageSource;
+    }
+  | { readonly kind: 'message'; readonly queue: QueueRef; readonly id: MessageId; readonly source?: MessageSource }
   /** A queue's FIFO groups (views/GroupsScreen). */
   | { readonly kind: 'groups'; readonly queue: QueueRef }
   /** Every topic binding (views/TopicsScreen). */
@@ -40,6 +47,8 @@ export type NavigationEvent =
   | { readonly type: 'openGroups' }
   /** The topic bindings (from the list). */
   | { readonly type: 'openTopics' }
+  /** The archive (or failed messages) of the queue on top, in a queue view of its own. */
+  | { readonly type: 'openArchive'; readonly pageSize: number }
   /** The detail of a message of the queue on top. */
   | { readonly type: 'openMessage'; readonly id: MessageId }
   /** Esc: one screen back; the list stays. */
@@ -76,10 +85,17 @@ export function navigate(n: Navigation, e: NavigationEvent): Navigation {
     }
     case 'openTopics':
       return topScreen(n).kind === 'list' ? { ...n, stack: [...n.stack, { kind: 'topics' }] } : n;
+    case 'openArchive': {
+      const top = topScreen(n);
+      if (top.kind !== 'queue' || top.source === 'archive') return n;
+      const entry: ScreenEntry = { kind: 'queue', queue: top.queue, paging: initialPaging(e.pageSize), selected: 0, source: 'archive' };
+      return { ...n, stack: [...n.stack, entry] };
+    }
     case 'openMessage': {
       const top = topScreen(n);
       if (top.kind !== 'queue') return n;
-      return { ...n, stack: [...n.stack, { kind: 'message', queue: top.queue, id: e.id }] };
+      const source = top.source === 'archive' ? { source: top.source } : {};
+      return { ...n, stack: [...n.stack, { kind: 'message', queue: top.queue, id: e.id, ...source }] };
     }
     case 'back':
       return n.stack.length > 1 ? { ...n, stack: n.stack.slice(0, -1) } : n;

@@ -1,0 +1,71 @@
+// `e` in top: the marked messages (or the highlighted one) written to an NDJSON file, one
+// JSON record a line as the scripting commands print them (ids as strings). A filter's
+// marks are read page by page (keyset, 500 at a time), never loaded whole.
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Backend, Message, MessageSelection, MessageSource, PeekOptions } from '../backends/types.js';
+import { messageRecord } from '../output/records.js';
+
+const PAGE = 500;
+
+/** `./orders-20261205-121503.ndjson` (archive: `orders-archive-…`), in the working folder. */
+export function defaultExportPath(queueName: string, source: MessageSource, now = new Date()): string {
+  const safe = queueName.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60) || 'queue';
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return join('.', `${safe}${source === 'archive' ? '-archive' : ''}-${stamp}.ndjson`);
+}
+
+function peekOf(backend: Backend, queue: string, source: MessageSource): (o: PeekOptions) => Promise<Message[]> {
+  if (source === 'archive') {
+    if (!backend.peekArchive) throw new Error('this store has no archive');
+    return (o) => backend.peekArchive!(queue, o);
+  }
+  return (o) => backend.peek(queue, o);
+}
+
+function line(m: Message): string {
+  const record = m.archivedAt !== undefined ? { ...messageRecord(m), archivedAt: m.archivedAt?.toISOString() ?? null } : messageRecord(m);
+  return `${JSON.stringify(record)}\n`;
+}
+
+/**
+ * Writes the selection to `path` (`overwrite` false: refuses an existing file); returns how
+ * many messages were written (ids no longer there are skipped).
+ */
+export async function exportMessages(
+  backend: Backend,
+  queue: string,
+  selection: MessageSelection,
+  source: MessageSource,
+  path: string,
+  overwrite: boolean,
+): Promise<number> {
+  const peek = peekOf(backend, queue, source);
+  const file = await open(path, overwrite ? 'w' : 'wx');
+  let written = 0;
+  try {
+    if (selection.kind === 'ids') {
+      for (const id of selection.ids) {
+        const [m] = await peek({ id, limit: 1, state: 'all' });
+        if (m) {
+          await file.write(line(m));
+          written++;
+        }
+      }
+      return written;
+    }
+    const state = source === 'archive' ? 'all' : selection.state;
+    const min = selection.minReadCount ?? 0;
+    let afterId: bigint | undefined;
+    for (;;) {
+      const page = await peek({ limit: PAGE, state, order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) });
+      const chunk = page.filter((m) => m.readCount >= min && (selection.maxId === undefined || m.id <= selection.maxId));
+      if (chunk.length > 0) await file.write(chunk.map(line).join(''));
+      written += chunk.length;
+      if (page.length < PAGE) return written;
+      afterId = page[page.length - 1]!.id;
+    }
+  } finally {
+    await file.close();
+  }
+}
