@@ -200,7 +200,7 @@ export class RunCollector {
 
   /** The live view's frame: what the engine knows (phase, clock, drain) with what has come in. */
   snapshot(
-    x: Pick<ProgressSnapshot, 'elapsedMs' | 'phase' | 'interrupted' | 'totalToSend' | 'lastError'> & {
+    x: Pick<ProgressSnapshot, 'elapsedMs' | 'phase' | 'interrupted' | 'totalToSend' | 'lastError' | 'faults'> & {
       readonly drain: { readonly startUs: number; readonly timeoutMs: number } | undefined;
     },
   ): ProgressSnapshot {
@@ -246,6 +246,7 @@ export class RunCollector {
           c.maxBacklog === undefined || c.senders === 0 || x.elapsedMs <= 0 ? undefined : Math.min(1, waitMs / c.senders / x.elapsedMs),
       },
       errorsByKind: { connection, other },
+      faults: x.faults,
       workers: x.phase === 'sending' || x.phase === 'draining' ? this.rates(now) : [],
     };
   }

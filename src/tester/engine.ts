@@ -335,6 +335,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       totalToSend: c.messagesPerSender === undefined ? undefined : c.messagesPerSender * c.senders,
       drain: this.phase === 'draining' ? { startUs: this.drainStartUs, timeoutMs: this.drainTimeoutMs() } : undefined,
       lastError: this.lastError,
+      faults: this.failover.liveFaults(),
     });
     if (frame) this.emit('progress', frame);
   }

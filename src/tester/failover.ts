@@ -5,7 +5,7 @@ import { redactSecrets, type Backend, type ServerIdentity } from '../backends/in
 import { usageError } from '../errors.js';
 import { monoUs } from './clock.js';
 import type { FaultSpec } from './fault-spec.js';
-import { FaultRunner, type FaultRecord } from './fault-runner.js';
+import { FaultRunner, type FaultRecord, type LiveFault } from './fault-runner.js';
 import { withDeadline } from './lifecycle.js';
 import type { FromWorker } from './protocol.js';
 import { FailoverAttribution, serverPhases, type ServerPhase, type ServerSeen, type SplitBrain } from './servers.js';
@@ -103,6 +103,11 @@ export class FailoverWatch {
       onFired,
     );
     this.runner.start();
+  }
+
+  /** The faults fired so far, for the live view. */
+  liveFaults(): LiveFault[] {
+    return (this.runner?.records ?? []).map((r) => ({ fault: r.fault, atMs: r.atMs, outcome: r.outcome, detail: r.detail }));
   }
 
   /** The senders stopped: no more faults. */

@@ -11,6 +11,14 @@ export const OUTPUT_KEPT = 4000;
 /** A command that does not end on SIGTERM is killed this long after. */
 const KILL_AFTER_MS = 1000;
 
+/** What the live view shows of a fault that fired. */
+export interface LiveFault {
+  readonly fault: string;
+  readonly atMs: number;
+  readonly outcome: FaultRecord['outcome'];
+  readonly detail: string;
+}
+
 export interface FaultRecord {
   /** The spec as given (terminate@10s, exec:…@30s,every=1m). */
   readonly fault: string;

@@ -2,7 +2,7 @@
 // snapshot once a second, worker errors, and the report at the end.
 import type { TesterConfig } from './config.js';
 import type { TesterEnvironment } from './environment.js';
-import type { FaultRecord } from './fault-runner.js';
+import type { FaultRecord, LiveFault } from './fault-runner.js';
 import type { BacklogTrend, WorkerRate } from './live-facts.js';
 import type { WorkerRole } from './protocol.js';
 import type { TesterReport } from './report.js';
@@ -43,6 +43,8 @@ export interface ProgressSnapshot {
   /** Each running worker thread's rate, the lagging ones marked (live-facts.ts); empty outside sending and draining. */
   readonly workers: readonly WorkerRate[];
   readonly lastError: string | undefined;
+  /** Each --fault fired so far, with what came of it yet (a command may still run). */
+  readonly faults: readonly LiveFault[];
 }
 
 export interface TesterEvents {

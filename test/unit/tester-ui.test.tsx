@@ -32,6 +32,7 @@ const snapshot: ProgressSnapshot = {
   backlog: { count: 100, trend: 'steady', max: undefined, senderWaitShare: undefined },
   errorsByKind: { connection: 1, other: 0 },
   workers: [],
+  faults: [],
 };
 
 describe('tester progress text', () => {
@@ -58,6 +59,21 @@ describe('tester progress text', () => {
     expect(frame).toContain('draining: 100 to go');
     expect(frame).toContain('boom\\e[31m');
     expect(frame).not.toContain('\u001b[31mboom');
+  });
+
+  test('the live view shows each --fault that fired: when, and what came of it so far', () => {
+    const s: ProgressSnapshot = {
+      ...snapshot,
+      faults: [
+        { fault: 'terminate@5s', atMs: 5_010, outcome: 'ok', detail: 'ended 4 connection(s)' },
+        { fault: 'exec:pg_ctl promote\u001b[2J@10s', atMs: 10_020, outcome: 'running', detail: 'running' },
+      ],
+    };
+    const frame = render(<TesterProgress snapshot={s} title="smq tester" />).lastFrame() ?? '';
+    expect(frame).toContain('fault terminate@5s at 5.0 s: ended 4 connection(s)');
+    expect(frame).toContain('fault exec:pg_ctl promote\\e[2J@10s at 10.0 s: running');
+    expect(frame).not.toContain('\u001b[2J');
+    expect(plainProgressLine(s)).not.toContain('fault');
   });
 
   test('time of the duration and left, messages left, backlog, waits, lagging workers and errors by kind', () => {

@@ -1,6 +1,7 @@
 // The tester's live view on stderr: time elapsed and left, progress toward the total, rates
 // now and their sparklines, running p50/p99, the backlog and its trend, senders waiting on
-// --max-backlog, lagging workers, errors by kind, violations seen so far, and the drain.
+// --max-backlog, lagging workers, the faults fired, errors by kind, violations seen so far,
+// and the drain.
 // Every line fits 80 columns; the only free text (the last error) is cut, not wrapped.
 import { Box, Text } from 'ink';
 import type { ProgressSnapshot } from '../../tester/index.js';
@@ -10,6 +11,7 @@ import {
   count,
   drainText,
   errorsText,
+  faultLines,
   laggingLines,
   latencyText,
   messagesLeftText,
@@ -63,6 +65,11 @@ export function TesterProgress({ snapshot: s, title }: { snapshot: ProgressSnaps
       {laggingLines(s).map((l) => (
         <Text key={l} color="yellow">
           {l}
+        </Text>
+      ))}
+      {faultLines(s).map((l, i) => (
+        <Text key={`fault-${i}`} color="magenta" wrap="truncate-end">
+          {escapeControl(l)}
         </Text>
       ))}
       {s.totals.errors > 0 || s.totals.sendFailed > 0 ? <Text color="yellow">{errorsText(s)}</Text> : null}

@@ -71,6 +71,11 @@ export function errorsText(s: ProgressSnapshot): string {
   return `errors ${count(s.totals.errors)}${kinds}${s.totals.sendFailed > 0 ? ` · failed sends ${count(s.totals.sendFailed)}` : ''}`;
 }
 
+/** The last faults that fired: 'fault terminate@5s at 5.0 s: ended 4 connection(s)' (not escaped: the view escapes). */
+export function faultLines(s: ProgressSnapshot, most = 3): string[] {
+  return s.faults.slice(-most).map((f) => `fault ${f.fault} at ${(f.atMs / 1000).toFixed(1)} s: ${f.detail}`);
+}
+
 /** '14,600 left' of --messages. */
 export function messagesLeftText(s: ProgressSnapshot): string {
   if (s.totalToSend === undefined) return '';
