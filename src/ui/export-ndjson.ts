@@ -24,7 +24,11 @@ function peekOf(backend: Backend, queue: string, source: MessageSource): (o: Pee
 }
 
 function line(m: Message): string {
-  const record = m.archivedAt !== undefined ? { ...messageRecord(m), archivedAt: m.archivedAt?.toISOString() ?? null } : messageRecord(m);
+  // From the archive: state "archived" and when (pgmq keeps no live state for it).
+  const record =
+    m.archivedAt !== undefined
+      ? { ...messageRecord(m), state: 'archived', archivedAt: m.archivedAt?.toISOString() ?? null }
+      : messageRecord(m);
   return `${JSON.stringify(record)}\n`;
 }
 

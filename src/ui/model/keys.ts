@@ -163,9 +163,12 @@ export function helpFor(
     return [
       ...nav,
       { keys: 'Enter →', what: 'open the message' },
-      { keys: 'Esc q ←', what: 'back to the queue list' },
+      { keys: 'Esc q ←', what: opts.archiveView ? 'back to the queue view' : 'back to the queue list' },
       { keys: 'o', what: 'oldest / newest first' },
-      { keys: 'f', what: `filter by state (all, ready, in flight, delayed${opts.failedState ? ', failed' : ''})` },
+      // The archive has no states (SmoothMQ's view is the failed ones).
+      ...(opts.archiveView
+        ? []
+        : [{ keys: 'f', what: `filter by state (all, ready, in flight, delayed${opts.failedState ? ', failed' : ''})` }]),
       { keys: '# / i', what: 'jump to a message id' },
       ...(opts.groups ? [{ keys: 'F', what: "the queue's FIFO groups (blocked, stalled)" }] : []),
       ...actions,
