@@ -169,7 +169,12 @@ describe.skipIf(!tmuxAvailable())('smq top: marks, bulk actions, moves, archive,
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ id: String(ids[2]), state: 'archived', body: '{"n": 2, "s": "ü \\"x\\""}', headers: { trace: 't2' } });
+    expect(records[0]).toMatchObject({
+      id: String(ids[2]),
+      state: 'archived',
+      body: '{"n": 2, "s": "ü \\"x\\""}',
+      headers: { trace: 't2' },
+    });
     expect(records[0].archivedAt).toMatch(/^\d{4}-/);
 
     // The same file again: asked, and n keeps it as it was.
