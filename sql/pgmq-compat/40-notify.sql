@@ -53,8 +53,9 @@ BEGIN
   END IF;
   INSERT INTO pgmq.notify_insert_throttle (queue_name, throttle_interval_ms)
   VALUES (given, throttle_interval_ms)
+  -- Enabled again: a new interval starts afresh, as in pgmq (the next insert notifies).
   ON CONFLICT ON CONSTRAINT notify_insert_throttle_pkey
-  DO UPDATE SET throttle_interval_ms = excluded.throttle_interval_ms;
+  DO UPDATE SET throttle_interval_ms = excluded.throttle_interval_ms, last_notified_at = to_timestamp(0);
   EXECUTE format('DROP TRIGGER IF EXISTS trigger_notify_queue_insert_listeners ON %s', tbl);
   EXECUTE format(
     'CREATE TRIGGER trigger_notify_queue_insert_listeners AFTER INSERT ON %s

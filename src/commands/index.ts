@@ -9,6 +9,7 @@ import { initCommand } from './init.js';
 import { peekCommand } from './peek.js';
 import { purgeCommand } from './purge.js';
 import { queuesCommand } from './queues.js';
+import { notifyCommand } from './notify.js';
 import { receiveCommand } from './receive.js';
 import { sendCommand } from './send.js';
 import { topCommand } from './top.js';
@@ -29,6 +30,7 @@ export const commands: CommandModule<GlobalArgs, any>[] = [
   topicsCommand,
   bindCommand,
   unbindCommand,
+  notifyCommand,
   initCommand,
   topCommand,
   testerCommand,
