@@ -140,10 +140,10 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   }
   // pgmq's (and the compat schema's) refusal of a topic routing key or binding pattern.
   if (err.code === 'P0001' && /^(routing[_ ]key|pattern)\b/i.test(message)) {
-    return new SmqError('invalid-input', message, {
-      hint: 'routing keys are words of letters, digits, _ and - joined by dots (orders.eu); patterns may use * for one word and # for any',
-      cause: e,
-    });
+    const hint = /^pattern/i.test(message)
+      ? 'a pattern is words of letters, digits, _ and - joined by dots, * standing for one word and # for any number (orders.*.new)'
+      : 'a routing key is words of letters, digits, _ and - joined by dots, without * or # (orders.eu.new)';
+    return new SmqError('invalid-input', message, { hint, cause: e });
   }
   if (ctx.queue !== undefined && (err.code === '42P01' || /queue .* does not exist|relation .* does not exist/i.test(message))) {
     return queueNotFound(ctx.queue);
