@@ -133,6 +133,8 @@ export interface WorkerTotals {
   /** Sender: time spent waiting for room under --max-backlog (ms), and waits given up on a stuck queue. */
   readonly backlogWaitMs: number;
   readonly backlogStuck: number;
+  /** With --rate and --duration: messages due before the end that were never sent (behind schedule when the time was up). */
+  readonly scheduledNotSent: number;
   /** Messages deleted by the deleteAfterSendEvery fault. */
   readonly faultDeleted: number;
   /** After the warm-up: messages sent / delivered, and the first and last such moment (µs). */

@@ -28,6 +28,7 @@ const zeroTotals = () => ({
   faultDeleted: 0,
   backlogWaitMs: 0,
   backlogStuck: 0,
+  scheduledNotSent: 0,
   measuredCount: 0,
   measuredFirstUs: Infinity,
   measuredLastUs: -Infinity,

@@ -68,6 +68,8 @@ export interface TesterReport {
   /** foreign: distinct messages without this run's id seen (handed back, never deleted); foreignDeliveries: how often they were received. */
   readonly counts: CheckerCounts & { readonly foreign: number; readonly foreignDeliveries: number; readonly faultDeleted: number };
   readonly throughput: { readonly sendPerSec: number; readonly receivePerSec: number };
+  /** --rate with --duration: messages due before the end that were never sent (behind schedule when the time was up); else null. */
+  readonly scheduledNotSent: number | null;
   /** Calls by kind; receives that returned messages apart from empty and failed ones. */
   readonly calls: CallsReport;
   /** The largest backlog (sent − received) at the end of a second. */
@@ -253,6 +255,7 @@ export function buildReport(x: ReportInput): TesterReport {
     );
   const connectionErrors = errorsOf('connection');
   const otherErrors = errorsOf('other');
+  const scheduledNotSent = c.ratePerSec > 0 && c.durationMs !== undefined ? sum('sender', (t) => t.scheduledNotSent) : null;
   const peak = peakBacklog(x.series);
   const throughput = { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')) };
   warnings.push(
@@ -267,6 +270,8 @@ export function buildReport(x: ReportInput): TesterReport {
       callsP50Ms: lat.send.p50 + lat.receive.p50,
       slowestSendMs: (lat.sendService ?? lat.send).max,
       failedCalls: connectionErrors + otherErrors,
+      scheduledNotSent: scheduledNotSent ?? 0,
+      sentMessages: summary.counts.sent + summary.counts.sendFailed,
     }),
   );
 
@@ -306,6 +311,7 @@ export function buildReport(x: ReportInput): TesterReport {
     durationMs: Math.round(x.durationMs),
     counts,
     throughput,
+    scheduledNotSent,
     calls,
     peakBacklog: peak,
     latency: {

@@ -99,8 +99,13 @@ export interface PacingFacts {
   /** The slowest send call (service time, ms) and the calls that failed: a stalled store, not the tester. */
   readonly slowestSendMs?: number;
   readonly failedCalls?: number;
+  /** Messages due before the end (--rate, --duration) that were never sent, and the messages sent (acknowledged or not). */
+  readonly scheduledNotSent?: number;
+  readonly sentMessages?: number;
 }
 
+/** Sends never made worth a warning: this share of all that were due. */
+const NOT_SENT_SHARE = 0.01;
 /** A send this slow, or any failed call, means the store held the senders back. */
 const STALLED_SEND_MS = 1000;
 
@@ -137,6 +142,15 @@ export function pacingWarnings(f: PacingFacts): string[] {
         ? `the sends waited on the store: ${store.join(', ')}; a stalled or unreachable server, not the tester`
         : 'the senders could not keep up; see the schedule lag';
     out.push(`--rate was not reached: offered ${int(f.ratePerSec)} msg/s, achieved ${int(f.sendPerSec)} (${why})`);
+  }
+  // A few sends behind at the end is the tester's own jitter; 1% of the schedule is worth a line.
+  const notSent = f.scheduledNotSent ?? 0;
+  const sent = f.sentMessages ?? 0;
+  if (notSent > 0 && notSent >= NOT_SENT_SHARE * (notSent + sent)) {
+    out.push(
+      `${int(notSent)} sends due before the end were never made: the senders were behind their schedule when the time was ` +
+        `up (a stalled store, or see the schedule lag); no latency of theirs is in the percentiles`,
+    );
   }
   return out;
 }

@@ -163,6 +163,21 @@ describe('a server that stops answering (SIGSTOP)', () => {
     expect(doc.counts.lost).toBe(0);
   }, 90_000);
 
+  test('frozen past the end of a --rate --duration run: the sends due meanwhile are counted as never made, and said', async () => {
+    // Frozen from about 1 s to 9 s of a 6 s run at 200/s, calls allowed to wait (--timeout 30s):
+    // the senders come back after the end, about 1,000 sends behind their schedule.
+    const r = await runFrozen(['--duration', '6s', '--rate', '200', '--timeout', '30s', '--json'], {
+      thawAfterMs: 8_000,
+      deadlineMs: 60_000,
+    });
+    expect(r.signal).toBeNull();
+    const doc = parse(r.stdout);
+    expect(doc.failure).toBeNull();
+    expect(doc.scheduledNotSent).toBeGreaterThan(500);
+    expect(doc.scheduledNotSent! + doc.counts.sent + doc.counts.sendFailed).toBeLessThanOrEqual(1_200 + 2);
+    expect(doc.tester.warnings.join('\n')).toMatch(/[\d,]+ sends due before the end were never made/);
+  }, 90_000);
+
   test('SIGTERM while every call hangs: the partial report within seconds, exit 143, no crash', async () => {
     // The default outage timeout (30 s) is far away: only the signal ends this run.
     const r = await runFrozen(['--duration', '60s', '--rate', '200', '--json'], {

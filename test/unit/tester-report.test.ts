@@ -57,6 +57,7 @@ const totals = (over: Partial<WorkerTotals>): WorkerTotals => ({
   calls: { send: 0, sendFailed: 0, receive: 0, receiveFailed: 0, ack: 0, ackFailed: 0 },
   backlogWaitMs: 0,
   backlogStuck: 0,
+  scheduledNotSent: 0,
   faultDeleted: 0,
   measuredCount: 0,
   measuredFirstUs: 0,
@@ -361,6 +362,17 @@ describe('the report explains the load (pacingWarnings, calls, peak backlog)', (
     ]);
     expect(pacingWarnings({ ...rated, sendPerSec: 2_950 })).toEqual([]);
     expect(pacingWarnings({ ...rated, senders: 0 })).toEqual([]);
+  });
+
+  test('sends due before the end and never made are counted and named: their latency is in no percentile', () => {
+    const behind = { ...unpaced, ratePerSec: 200, sendPerSec: 198, peakBacklog: 10, scheduledNotSent: 2_961, sentMessages: 1_039 };
+    expect(pacingWarnings(behind)).toEqual([
+      '2,961 sends due before the end were never made: the senders were behind their schedule when the time was up ' +
+        '(a stalled store, or see the schedule lag); no latency of theirs is in the percentiles',
+    ]);
+    expect(pacingWarnings({ ...behind, scheduledNotSent: 0 })).toEqual([]);
+    // Under 1% of the schedule: the tester's own jitter at the end, counted in the JSON, no line.
+    expect(pacingWarnings({ ...behind, scheduledNotSent: 92, sentMessages: 11_000 })).toEqual([]);
   });
 
   test('--rate not reached because the server stalled or failed: the report says so, not that the senders could not keep up', () => {

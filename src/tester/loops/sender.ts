@@ -65,6 +65,9 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
     const startUs = monoUs();
     if (startUs >= deadlineUs) {
       gate?.release(n, false);
+      // Behind its schedule when the time was up (a stall): the sends still due before the
+      // deadline were never made, and no latency of theirs is in the histograms.
+      if (intendedUs !== undefined) totals.scheduledNotSent += Math.floor((deadlineUs - intendedUs) / intervalUs) * batch;
       break;
     }
     const bodyOf = (k: number): SendInput => {
