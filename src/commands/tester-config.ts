@@ -38,6 +38,8 @@ export interface TesterArgs extends GlobalArgs {
   readonly poll?: string | undefined;
   readonly ackDelay?: string | undefined;
   readonly fault?: string | string[] | undefined;
+  readonly topic?: string | string[] | undefined;
+  readonly bind?: string | string[] | undefined;
 }
 
 /** Test hooks, never documented in --help: SMQ_TESTER_FAULTS (JSON) and SMQ_TESTER_RUN_ID (as --run-id). */
@@ -74,6 +76,18 @@ const num = (name: string, v: unknown): number => {
   }
   return v;
 };
+
+/** --topic KEY (repeatable) and --bind PATTERN=QUEUE (repeatable); undefined when neither is given. */
+function fanoutOf(argv: TesterArgs): TesterConfig['fanout'] {
+  if (argv.topic === undefined && argv.bind === undefined) return undefined;
+  const keys = [argv.topic ?? []].flat().map(String);
+  const binds = [argv.bind ?? []].flat().map((text) => {
+    const m = /^([^=]+)=([^=]+)$/.exec(String(text));
+    if (!m) throw usageError(`--bind takes PATTERN=QUEUE, not ${JSON.stringify(String(text))}`, 'for example --bind orders.*=q1');
+    return { pattern: m[1]!, queue: m[2]! };
+  });
+  return { keys, binds };
+}
 
 /** The command line as a TesterConfig (without the target); usage errors name the flag. */
 export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boolean): TesterConfig {
@@ -116,6 +130,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     read: argv.read as TesterConfig['read'],
     pollSec: argv.poll === undefined ? undefined : parseDuration('poll', argv.poll, { unit: 's' }),
     ackDelayMs: argv.ackDelay === undefined ? undefined : parseMilliseconds('ack-delay', argv.ackDelay),
+    fanout: fanoutOf(argv),
     hdrLogPath: argv.hdrLog,
     // A bare number meant milliseconds before durations: a unit is required, so that an old
     // `--max-p99 50` is refused instead of silently becoming 50 seconds.

@@ -273,6 +273,17 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         requiresArg: true,
         describe: "receivers hold each batch this long before acknowledging it (a consumer's work), e.g. 200ms",
       })
+      .option('topic', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'fan-out (pgmq 1.11+): senders send with send_topic under KEY (several: batch by batch in turn); needs --bind',
+      })
+      .option('bind', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'with --topic: PATTERN=QUEUE, a fresh queue bound to the pattern for the run (repeatable); each message must arrive once in every queue its key matches, nowhere else',
+      })
       .option('threads', {
         type: 'number',
         requiresArg: true,
@@ -296,6 +307,10 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .example('$0 tester --url postgres://localhost/app --senders 8 --receivers 8 --duration 30s --warmup 5s', '')
       .example('$0 tester --url postgres://localhost/app --dequeue naive --receivers 4', 'watch double-dequeues get caught')
       .example('$0 tester --url postgres://localhost/app --groups 8 --read grouped --receivers 4', 'FIFO groups: order judged per group')
+      .example(
+        "$0 tester --url postgres://localhost/app --topic orders.eu.new --bind 'orders.*.new=eu_new' --bind 'orders.#=all' --receivers 4",
+        'fan-out: judged per bound queue',
+      )
       .example(
         "$0 tester --url 'postgres://db1:5432,db2:5432/app?target_session_attrs=read-write' --duration 1m",
         'primary and standby: every (re)connect goes to the one that takes writes',

@@ -9,6 +9,7 @@ import {
   F_IN_QUEUE,
   F_REDELIVERED,
   F_RESURRECTED,
+  SEND_ACKED,
   SEND_MASK,
   SEND_NONE,
   SEND_UNCERTAIN,
@@ -17,6 +18,8 @@ import {
 
 /** Told each message found lost, resurrected or duplicated (the failover's words, servers.ts). */
 export type TallyEach = (cls: 'lost' | 'resurrected' | 'duplicated', sender: number, seq: number) => void;
+
+export type TallyEvery = (cls: string, sender: number, seq: number, sent: boolean) => void;
 
 export interface TallyInput {
   /** Per sender, its chunks (undefined: never touched). */
@@ -31,6 +34,8 @@ export interface TallyInput {
   /** false: acknowledged sends never delivered are notDrained, not lost. */
   readonly judgeLoss: boolean;
   readonly each?: TallyEach | undefined;
+  /** Told every message's final class, and whether its send was acknowledged (fan-out: per-queue counts). */
+  readonly every?: TallyEvery | undefined;
   /** Deliveries already counted unexpected (out of range, malformed), and their examples. */
   readonly outOfRange: number;
   readonly unexpectedExamples: readonly MessageRef[];
@@ -71,6 +76,7 @@ export function tallyMessages(x: TallyInput): Tally {
         const state = f & SEND_MASK;
         if (state === SEND_NONE && n === 0 && !(f & F_IN_QUEUE)) continue;
         if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
+        const before = x.every && { ok, lost, doubleDequeued, duplicated, redelivered, resurrected, unexpected, uncertain, notDrained };
         if (f & F_DOUBLE) doubleDequeued += 1;
         else if (f & F_DUPLICATED) {
           duplicated += 1;
@@ -105,6 +111,11 @@ export function tallyMessages(x: TallyInput): Tally {
           }
         } else if (f & F_REDELIVERED) redelivered += 1;
         else ok += 1;
+        if (before) {
+          const now = { ok, lost, doubleDequeued, duplicated, redelivered, resurrected, unexpected, uncertain, notDrained };
+          const cls = (Object.keys(now) as (keyof typeof now)[]).find((k) => now[k] !== before[k]) ?? 'none';
+          x.every!(cls, sender, ci * CHUNK_SIZE + i, state === SEND_ACKED);
+        }
       }
     }
   }

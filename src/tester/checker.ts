@@ -34,7 +34,7 @@ import {
   toClock,
   type Chunk,
 } from './checker-slots.js';
-import { tallyMessages, type TallyEach } from './checker-tally.js';
+import { tallyMessages, type TallyEach, type TallyEvery } from './checker-tally.js';
 
 export * from './classes.js';
 export { CHUNK_BITS, CHUNK_SIZE, MAX_SEQ } from './checker-slots.js';
@@ -310,7 +310,7 @@ export class DeliveryChecker {
    * Classifies every message. judgeLoss: false when a run could not drain (interrupted,
    * or no receivers); undelivered acknowledged sends are then "notDrained", not lost.
    */
-  summarize(options: { judgeLoss: boolean; each?: TallyEach }): CheckerSummary {
+  summarize(options: { judgeLoss: boolean; each?: TallyEach; every?: TallyEvery | undefined }): CheckerSummary {
     const t = tallyMessages({
       chunks: this.slots.chunks,
       sendsUnknown: this.sendsUnknown,
@@ -319,6 +319,7 @@ export class DeliveryChecker {
       maxExamples: this.maxExamples,
       judgeLoss: options.judgeLoss,
       each: options.each,
+      every: options.every,
       outOfRange: this.outOfRangeCount,
       unexpectedExamples: this.detected.unexpected,
     });

@@ -8,6 +8,7 @@ import { CallSecondsMerger, type CallKind } from './call-seconds.js';
 import { monoUs } from './clock.js';
 import { MAX_WORKERS_PER_ROLE, type TesterConfig } from './config.js';
 import { drainIdleMs } from './drain.js';
+import { laneOf, recordFanoutSend, type FanoutPlan } from './fanout.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
 import type { HdrLog } from './hdr-log.js';
 import { EndToEndIntervals } from './intervals.js';
@@ -71,6 +72,8 @@ export class RunCollector {
     threads: number,
     receiverThreads: number,
     hdrLog: HdrLog | undefined,
+    /** --topic: each bound queue's copies are lanes of their own in the checker (fanout.ts). */
+    private readonly fanout?: FanoutPlan,
   ) {
     // A drain (--senders 0) judges an earlier run's messages: any of its senders, sends unseen.
     // --groups: the FIFO checker judges the same events (checker-fifo.ts).
@@ -79,7 +82,11 @@ export class RunCollector {
     this.checker =
       c.senders === 0
         ? new DeliveryChecker({ senders: MAX_WORKERS_PER_ROLE, sendsUnknown: true, fifo })
-        : new DeliveryChecker({ senders: c.senders, capacityPerSender: c.messagesPerSender, fifo });
+        : new DeliveryChecker({
+            senders: fanout ? laneOf(fanout, fanout.queues.length, 0) : c.senders,
+            capacityPerSender: c.messagesPerSender,
+            fifo,
+          });
     this.merger = new OrderedEventMerger(c.receivers, (kind, sender, seq, a, b, id, end, key, source) => {
       this.apply(kind, sender, seq, a, b, id);
       if (fifo && sender < this.checker.senders) this.applyFifo(fifo, kind, { sender, seq, a, b, id, end, key, source });
@@ -105,7 +112,9 @@ export class RunCollector {
     for (const kind of this.kindsOf(w)) this.callSeconds[kind].reported(w.roleSlot, m.upToSecond);
     for (const { sender, ranges: s } of m.sends) {
       for (let i = 0; i + 2 < s.length; i += 3) {
-        this.checker.recordSend(sender, s[i]!, s[i + 1]!, s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain');
+        const outcome = s[i + 2] === SEND_ACKED ? 'acked' : 'uncertain';
+        if (this.fanout) recordFanoutSend(this.checker, this.fanout, sender, s[i]!, s[i + 1]!, outcome);
+        else this.checker.recordSend(sender, s[i]!, s[i + 1]!, outcome);
         // A failed send's messages may never come: no later message of their group waits for them.
         if (this.fifo && s[i + 2] !== SEND_ACKED) for (let q = s[i]!; q < s[i]! + s[i + 1]!; q++) this.fifo.absent(sender, q);
       }
@@ -168,7 +177,10 @@ export class RunCollector {
       for (const i of w.indices) this.merger.finish(i);
       this.intervals.finished(w.roleSlot);
     } else {
-      for (const i of w.indices) this.checker.recordSenderLost(i);
+      for (const i of w.indices) {
+        if (!this.fanout) this.checker.recordSenderLost(i);
+        else for (let j = 0; j < this.fanout.queues.length; j++) this.checker.recordSenderLost(laneOf(this.fanout, j, i));
+      }
     }
   }
 

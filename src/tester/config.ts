@@ -86,6 +86,11 @@ export interface TesterConfig {
   readonly pollSec?: number | undefined;
   /** --ack-delay: receivers hold each batch this long before acknowledging it (a consumer's work). */
   readonly ackDelayMs?: number | undefined;
+  /**
+   * --topic KEY --bind PATTERN=QUEUE (fanout.ts): senders send with send_topic, each message
+   * under one of the keys (batch by batch in turn), to fresh queues bound to the patterns.
+   */
+  readonly fanout?: FanoutConfig | undefined;
   readonly hdrLogPath?: string | undefined;
   readonly maxP99Ms?: number | undefined;
   /** The run id (--run-id: a drain names the earlier run's); default random. */
@@ -95,6 +100,11 @@ export interface TesterConfig {
   readonly faultSpecs?: readonly FaultSpec[] | undefined;
   /** The connection's secrets (every form of its password), kept out of a --fault command's text and output. */
   readonly secrets?: readonly string[] | undefined;
+}
+
+export interface FanoutConfig {
+  readonly keys: readonly string[];
+  readonly binds: readonly { readonly pattern: string; readonly queue: string }[];
 }
 
 export const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
@@ -167,6 +177,7 @@ export function validateConfig(c: TesterConfig): void {
     throw usageError('--naive-pause-ms is for --dequeue naive, and 0 or more');
   }
   validateFifo(c);
+  if (c.fanout !== undefined) validateFanout(c, c.fanout);
   if (c.faultSpecs !== undefined && c.faultSpecs.length > 0) {
     if (c.senders === 0) throw usageError('--fault needs senders', 'faults fire while the senders send');
     if (c.target.kind !== 'pgmq' && c.faultSpecs.some((f) => f.kind === 'terminate')) {
@@ -199,4 +210,18 @@ function validateFifo(c: TesterConfig): void {
   if (read !== 'plain' && c.dequeue === 'naive')
     throw usageError(`--read ${read} is not a --dequeue naive read`, 'use --read plain with --dequeue naive');
   if (c.pollSec !== undefined && read === 'plain') throw usageError('--poll is for --read poll and the grouped reads', 'add --read poll');
+}
+
+/** --topic and --bind: given together, on pgmq, in a run of their own queues (the store's support: fanout.ts). */
+function validateFanout(c: TesterConfig, f: FanoutConfig): void {
+  if (f.keys.length === 0) throw usageError('--bind needs --topic KEY', 'for example --topic orders.eu --bind orders.*=q1');
+  if (f.binds.length === 0) throw usageError('--topic needs --bind PATTERN=QUEUE', 'for example --topic orders.eu --bind orders.*=q1');
+  if (c.target.kind !== 'pgmq')
+    throw usageError('--topic needs pgmq: SmoothMQ has no topics', 'run it against PostgreSQL (pgmq 1.11+) with --url');
+  if (c.queue !== undefined) throw usageError('--topic sends to the --bind queues, not to --queue', 'drop --queue');
+  if (c.senders === 0) throw usageError('--topic needs senders', 'a fan-out run sends its own messages');
+  if ((c.groups ?? 0) > 0 || (c.read ?? 'plain').startsWith('grouped'))
+    throw usageError('--topic is not combined with --groups or the grouped reads yet', 'run them separately');
+  if (c.receivers > 0 && c.receivers < new Set(f.binds.map((b) => b.queue)).size)
+    throw usageError('--topic needs a receiver for each bound queue', 'give --receivers at least the number of --bind queues');
 }

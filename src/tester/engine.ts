@@ -24,6 +24,7 @@ import { abandonRunQueue, dropRunQueue, prepareQueue, runQueueName, type RunQueu
 import { planSettle } from './settle.js';
 import { databaseFigures, readActivity, readActivityAfter } from './store-figures.js';
 import { afterRunCalls, END_CALL_HURRIED_MS, reconcile } from './verify.js';
+import { cleanUpFanout, FanoutTally, fanoutSummary, newFanoutPlan, prepareFanout, reconcileFanout } from './fanout.js';
 
 /** How often the main thread checks the drain and releases ordered events. */
 const TICK_MS = 100;
@@ -122,19 +123,20 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const startedAt = new Date();
     const backend = await openBackend(c.target, { create: c.createSqlite ?? false, ...this.open });
     const queue: RunQueue = { name: runQueueName(c, this.runId), created: false, dropped: false };
+    const plan = c.fanout && newFanoutPlan(c, c.fanout);
     let cpuStart: NodeJS.CpuUsage | undefined;
     let reachable = true;
     try {
       // Refused before anything is created: a terminate fault this role may not carry out.
       await this.failover.checkPrivilege(backend);
-      const { info, messagesBefore, receiveByRunId } = await prepareQueue(backend, c, queue);
+      const { info, messagesBefore, receiveByRunId } = plan ? await prepareFanout(backend, c, plan) : await prepareQueue(backend, c, queue);
       await this.failover.noteMain(backend);
       const activityBefore = await readActivity(backend, queue.name);
       if (c.hdrLogPath) this.hdrLog = HdrLog.open(c.hdrLogPath);
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
       const threads = planThreads(c);
-      const collector = new RunCollector(c, threads.length, threads.filter(([role]) => role === 'receiver').length, this.hdrLog);
+      const collector = new RunCollector(c, threads.length, threads.filter(([role]) => role === 'receiver').length, this.hdrLog, plan);
       this.collector = collector;
       const setup: RunSetup = {
         config: c,
@@ -144,6 +146,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         queue: queue.name,
         runId: this.runId,
         receiveByRunId,
+        fanout: plan && { keys: plan.keys, queues: plan.queues, senders: plan.senders },
         backlogCells: this.backlogCells,
         backlogStuckMs: this.backlogStuckMs,
         outageTimeoutMs: this.outageTimeoutMs,
@@ -171,11 +174,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       // A worker that gave up or died ends the run with a partial report (failure), never a verdict.
       const failed = this.fatal !== undefined;
       const calls = afterRunCalls({ failed, interrupted: this.interrupted, outageTimeoutMs: this.outageTimeoutMs });
-      const after = await reconcile(backend, queue.name, this.runId, collector.checker, calls, {
-        failure: this.fatal,
-        judgeLoss: !this.interrupted && c.receivers > 0 && !failed,
-        workerFailed: failed,
-      });
+      const judging = { failure: this.fatal, judgeLoss: !this.interrupted && c.receivers > 0 && !failed, workerFailed: failed };
+      const after = plan
+        ? await reconcileFanout(backend, this.runId, collector.checker, calls, plan, judging)
+        : await reconcile(backend, queue.name, this.runId, collector.checker, calls, judging);
       reachable = after.reachable;
       if (reachable) await this.failover.noteMain(backend, true);
       const warnings = [...after.warnings, ...this.failover.warnings];
@@ -184,9 +186,16 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       const activityAfter = reachable ? await readActivityAfter(backend, queue.name, activityBefore, sent) : undefined;
       const notDropped = await dropRunQueue(backend, c, queue, calls, reachable);
       if (notDropped !== undefined) warnings.push(notDropped);
+      if (plan) warnings.push(...(await cleanUpFanout(backend, c, plan, !reachable)));
       // What the failover lost or brought back, told message by message by the checker's count.
       const attribution = this.failover.attribution();
-      const summary = collector.checker.summarize({ judgeLoss: after.judgeLoss, each: (cls, s, q) => attribution.add(cls, s, q) });
+      const tally = plan && new FanoutTally(plan);
+      const judged = collector.checker.summarize({
+        judgeLoss: after.judgeLoss,
+        each: (cls, s, q) => attribution.add(cls, s, q),
+        every: tally?.add,
+      });
+      const summary = plan ? fanoutSummary(judged, plan) : judged;
       const report = buildReport({
         config: c,
         runId: this.runId,
@@ -215,7 +224,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         },
         foreign: { seen: collector.foreignIds.size, inQueue: after.foreignInQueue },
         lastError: this.lastError,
-        queue: { name: queue.name, created: queue.created, dropped: queue.dropped, messagesBefore, messagesAfter: after.messagesAfter },
+        queue: plan
+          ? { name: plan.queues.join(', '), created: true, dropped: plan.dropped, messagesBefore, messagesAfter: after.messagesAfter }
+          : { name: queue.name, created: queue.created, dropped: queue.dropped, messagesBefore, messagesAfter: after.messagesAfter },
+        fanout: tally?.report(),
         environment,
         warnings,
         database: databaseFigures(activityBefore, activityAfter, sent),
@@ -228,6 +240,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       await this.failover.finish(0);
       await this.pool.terminateAll();
       await abandonRunQueue(backend, c, queue);
+      if (plan) await cleanUpFanout(backend, c, plan, true).catch(() => undefined);
       throw e;
     } finally {
       this.hdrLog?.close();

@@ -89,6 +89,8 @@ export interface RunSetup {
   readonly queue: string;
   readonly runId: string;
   readonly receiveByRunId: boolean;
+  /** --topic: the keys, the bound queues and the senders (fanout.ts). */
+  readonly fanout?: WorkerSetup['fanout'];
   /** --max-backlog: the counters every worker shares (backlog.ts). */
   readonly backlogCells: SharedArrayBuffer;
   readonly backlogStuckMs: number;
@@ -120,6 +122,7 @@ export function workerSetup(role: WorkerRole, indices: readonly number[], x: Run
     pollSec: c.pollSec ?? (c.read === 'poll' ? 1 : undefined),
     ackDelayMs: c.ackDelayMs ?? 0,
     receiveByRunId: x.receiveByRunId,
+    fanout: x.fanout,
     messages: c.messagesPerSender,
     durationMs: c.durationMs,
     ratePerSec: c.ratePerSec > 0 && c.senders > 0 ? c.ratePerSec / c.senders : 0,

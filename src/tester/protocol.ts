@@ -63,6 +63,11 @@ export interface WorkerSetup {
    * others' messages at the start and the store can filter. Otherwise the plain receive.
    */
   readonly receiveByRunId: boolean;
+  /**
+   * --topic: senders send with send_topic under the keys in turn; receiver i reads queue
+   * queues[i mod n] and reports sender s's copy as lane (i mod n) * senders + s (fanout.ts).
+   */
+  readonly fanout?: { readonly keys: readonly string[]; readonly queues: readonly string[]; readonly senders: number } | undefined;
   /** Sender: messages to send; undefined with --duration. */
   readonly messages: number | undefined;
   /** Sender: stop sending this long after the start; undefined with --messages. */

@@ -78,6 +78,7 @@ export function configReport(
     read: c.read ?? 'plain',
     pollSec: c.pollSec ?? (c.read === 'poll' ? 1 : null),
     ackDelayMs: c.ackDelayMs ?? 0,
+    fanout: c.fanout ?? null,
     maxP99Ms: c.maxP99Ms ?? null,
     allowForeign: c.allowForeign === true,
     settleMs: c.settleMs ?? null,

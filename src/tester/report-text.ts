@@ -1,4 +1,5 @@
 // The final report as text: the table `smq tester` prints (report.ts builds the document).
+import { fanoutText } from './fanout.js';
 import type { MessageRef } from './checker.js';
 import { EXAMPLE_CLASSES } from './checker.js';
 import { CLASS_WORDS } from './classes.js';
@@ -150,6 +151,7 @@ export function formatReport(r: TesterReport): string {
   if (c.notDrained > 0 || c.foreign > 0) crows.push(['not drained', int(c.notDrained), 'foreign', int(c.foreign), '', '']);
   out.push(...table(crows, (i) => i % 2 === 1));
   out.push('');
+  if (r.fanout) out.push(...fanoutText(r.fanout), '');
   for (const cls of EXAMPLE_CLASSES) {
     const ex = r.examples[cls];
     if (ex.length === 0 || cls === 'redelivered' || cls === 'uncertain') continue;

@@ -1,5 +1,6 @@
 // The final report of a run: the JSON document (--json), built from what the run saw by a pure
 // function (buildReport). report-text.ts renders it as the text table.
+import type { FanoutReport } from './fanout.js';
 import type { CheckerCounts, CheckerSummary, ExampleClass, MessageRef } from './checker.js';
 import type { TesterConfig } from './config.js';
 import type { DrainOutcome } from './drain.js';
@@ -103,6 +104,8 @@ export interface TesterReport {
     readonly durationMs: number;
     readonly settleMs: number;
   };
+  /** --topic: where each key went, and each bound queue's copies judged (fanout.ts). */
+  readonly fanout?: FanoutReport;
   readonly queue: {
     readonly name: string;
     readonly created: boolean;
@@ -176,6 +179,7 @@ export interface ReportInput {
   /** The last error a worker reported while running. */
   readonly lastError: string | undefined;
   readonly queue: TesterReport['queue'];
+  readonly fanout?: FanoutReport | undefined;
   readonly environment: TesterEnvironment;
   /** Warnings from before the report (the read-back, the settle, the queue's drop). */
   readonly warnings: readonly string[];
@@ -348,6 +352,7 @@ export function buildReport(x: ReportInput): TesterReport {
       settleMs:
         x.drain.settleStartUs > 0 ? Math.round(Math.max(0, Math.min(x.nowUs, x.drain.settleUntilUs) - x.drain.settleStartUs) / 1000) : 0,
     },
+    ...(x.fanout ? { fanout: x.fanout } : {}),
     queue: { ...x.queue },
     database: x.database ?? null,
     tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, cores, workers },

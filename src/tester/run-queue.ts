@@ -11,7 +11,8 @@ import { withDeadline } from './lifecycle.js';
 
 /** The queue a run uses: --queue, or a fresh one named after the run. */
 export function runQueueName(config: TesterConfig, runId: string): string {
-  return config.queue ?? `smq_tester_${runId.replace(/-/g, '_')}`.toLowerCase();
+  // --topic: the first bound queue stands for the run's (fanout.ts creates and drops them all).
+  return config.queue ?? config.fanout?.binds[0]?.queue ?? `smq_tester_${runId.replace(/-/g, '_')}`.toLowerCase();
 }
 
 /** What the run did to its queue; `created` is set as soon as it is true, so that a failure after it still drops the queue. */

@@ -47,6 +47,7 @@ export async function readBack(
   runId: string,
   checker: DeliveryChecker,
   within: (read: Promise<Message[]>) => Promise<Message[]> = (read) => read,
+  senderOffset = 0,
 ): Promise<ReadBack> {
   const found: Record<FoundInQueue | 'malformed', number> = {
     notDrained: 0,
@@ -77,7 +78,8 @@ export async function readBack(
         const key = body.sender * 2 ** 32 + body.seq;
         const again = keys.has(key);
         keys.add(key);
-        found[checker.recordInQueue(body.sender, body.seq, String(m.id), again)] += 1;
+        // A fan-out run: this queue's copies are the lanes from senderOffset on (fanout.ts).
+        found[checker.recordInQueue(body.sender + senderOffset, body.seq, String(m.id), again)] += 1;
       }
     }
     scanned += page.length;
@@ -144,7 +146,7 @@ export async function reconcile(
   runId: string,
   checker: DeliveryChecker,
   calls: AfterRunCalls,
-  x: { failure: string | undefined; judgeLoss: boolean; workerFailed: boolean },
+  x: { failure: string | undefined; judgeLoss: boolean; workerFailed: boolean; senderOffset?: number },
 ): Promise<Reconciliation> {
   let { failure, judgeLoss } = x;
   let messagesAfter: number | null;
@@ -166,7 +168,7 @@ export async function reconcile(
   if (reachable && !x.workerFailed) {
     try {
       const pageWithin = (read: Promise<Message[]>) => withDeadline(read, calls.callMs, 'reading the queue back');
-      const back = await calls.retrying(() => readBack(backend, queue, runId, checker, pageWithin));
+      const back = await calls.retrying(() => readBack(backend, queue, runId, checker, pageWithin, x.senderOffset));
       foreignInQueue = back.foreign;
       warnings.push(...readBackWarnings(back));
     } catch (e) {

@@ -33,6 +33,21 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: #f6f6f6; padding: 10px; overflow-x: auto; font-size: 12px; }
 `;
 
+/** --topic: each bound queue's copies, judged. */
+function fanoutTable(f: NonNullable<TesterReport['fanout']>): string {
+  const n = (v: number) => `<td class="n">${v.toLocaleString('en-US')}</td>`;
+  const keys = f.keys.map((k) => `<li>${escapeHtml(k.key)} → ${escapeHtml(k.queues.join(', ') || '(no queue)')}</li>`).join('');
+  const rows = f.queues
+    .map(
+      (q) =>
+        `<tr><td>${escapeHtml(q.queue)}</td><td>${escapeHtml(q.patterns.join(' '))}</td>${n(q.expected)}${n(q.ok)}${n(q.lost)}${n(q.unexpected)}${n(q.other)}</tr>`,
+    )
+    .join('\n');
+  return `<h2>Fan-out, queue by queue</h2><ul>${keys}</ul>
+<table><tr><th>queue</th><th>patterns</th><th>expected</th><th>ok</th><th>lost</th><th>unexpected</th><th>other</th></tr>
+${rows}</table>`;
+}
+
 /** baseline: an earlier run's report (its JSON), drawn dashed on the same axes. */
 export function htmlReport(r: TesterReport, baseline?: unknown): string {
   const counts = r.counts as unknown as Record<string, number>;
@@ -63,6 +78,7 @@ ${r.backlog ? `<p>Senders waited for room (--max-backlog ${r.backlog.max}) ${(r.
 <h2>Every message, judged</h2>
 <table><tr><th>class</th><th>count</th><th>meaning</th><th>examples</th></tr>
 ${classRows}</table>
+${r.fanout ? fanoutTable(r.fanout) : ''}
 <h2>The whole report</h2>
 <pre>${escapeHtml(formatReport(r))}</pre>
 <pre id="smq-status" hidden></pre>

@@ -18,6 +18,10 @@ const MAX_FOREIGN_EXTRA = 1000;
 
 interface ReceiverSlot extends LoopSlot {
   readonly record: ReceiverRecord;
+  /** The queue it reads: the run's, or (--topic) one of the bound queues. */
+  readonly queue: string;
+  /** --topic: its queue's copies are the checker's lanes from here on (fanout.ts). */
+  readonly laneOffset: number;
   /** Foreign messages it holds, to hand back (visible again) behind its next receive. */
   handBack: bigint[];
 }
@@ -33,8 +37,8 @@ interface AckInFlight {
   }>;
 }
 
-function startAck(ctx: LoopContext, backend: Backend, ids: bigint[], ours: AckInFlight['ours']): AckInFlight {
-  const { queue, ack } = ctx.setup;
+function startAck(ctx: LoopContext, backend: Backend, queue: string, ids: bigint[], ours: AckInFlight['ours']): AckInFlight {
+  const { ack } = ctx.setup;
   const monoUs = ctx.clock.nowUs;
   const startUs = monoUs();
   const call = ctx.watch.track(ack === 'archive' ? backend.archive(queue, ids) : backend.delete(queue, ids), startUs / 1000);
@@ -81,7 +85,7 @@ function startHandBack(ctx: LoopContext, slot: ReceiverSlot): Promise<void> | un
   const { recorder } = ctx;
   return recorder.foreign.handBack(
     slot,
-    (ids) => ctx.watch.track(slot.backend.setVisibility(ctx.setup.queue, ids, 0)),
+    (ids) => ctx.watch.track(slot.backend.setVisibility(slot.queue, ids, 0)),
     (e) => {
       recorder.countError(errorKind(e));
       recorder.totals.lastError = errorText(e);
@@ -90,8 +94,8 @@ function startHandBack(ctx: LoopContext, slot: ReceiverSlot): Promise<void> | un
 }
 
 /** The receive call of --read (and --dequeue, --poll): plain read, read_with_poll, or a grouped read. */
-function readCall(setup: WorkerSetup, backend: Backend): (qty: number) => Promise<Message[]> {
-  const { queue, vtSec, dequeue, naivePauseMs, pollSec, read } = setup;
+function readCall(setup: WorkerSetup, backend: Backend, queue: string): (qty: number) => Promise<Message[]> {
+  const { vtSec, dequeue, naivePauseMs, pollSec, read } = setup;
   const poll = pollSec === undefined ? {} : { pollSec };
   if (read === 'grouped' || read === 'grouped-rr' || read === 'grouped-head') {
     // The run checked before it started that the store has them (run-queue.ts).
@@ -104,9 +108,13 @@ function readCall(setup: WorkerSetup, backend: Backend): (qty: number) => Promis
 }
 
 export async function runReceiver(ctx: LoopContext, index: number, backend: Backend): Promise<void> {
+  const fanout = ctx.setup.fanout;
+  const j = fanout ? index % fanout.queues.length : 0;
   const slot: ReceiverSlot = {
     index,
     backend,
+    queue: fanout ? fanout.queues[j]! : ctx.setup.queue,
+    laneOffset: fanout ? j * fanout.senders : 0,
     record: ctx.recorder.addReceiver(index),
     handBack: [],
     consecutiveErrors: 0,
@@ -128,7 +136,8 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
   const { backend, record } = slot;
   const { events } = record;
   const monoUs = clock.nowUs;
-  const read = readCall(setup, backend);
+  const read = readCall(setup, backend, slot.queue);
+  const lanes = setup.fanout?.senders;
   const vtMs = vtSec * 1000;
   // Empty receives (or receives of foreign messages only) in a row: they back off.
   let idle = 0;
@@ -212,7 +221,7 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
       }
       totals.received += 1;
       ackIds.push(m.id);
-      if (body.kind === 'malformed') {
+      if (body.kind === 'malformed' || (lanes !== undefined && body.sender >= lanes)) {
         record.malformed.push(String(m.id));
         continue;
       }
@@ -221,8 +230,8 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
       // A read count above 1 on a message: the queue handed it out before, perhaps to a
       // receive whose answer never arrived (the checker has then not seen that delivery).
       const kind = m.readCount > 1 ? EventKind.redelivery : EventKind.delivery;
-      events.push(kind, body.sender, body.seq, startMs, leaseMs, recvStart, m.id, recvEnd);
-      ours.push({ sender: body.sender, seq: body.seq, id: m.id });
+      events.push(kind, body.sender + slot.laneOffset, body.seq, startMs, leaseMs, recvStart, m.id, recvEnd);
+      ours.push({ sender: body.sender + slot.laneOffset, seq: body.seq, id: m.id });
       // End-to-end only for first deliveries: a redelivery's age is the lease, not the queue.
       if (m.readCount <= 1 && Number.isFinite(body.sendStartUs)) {
         const fromUs = body.intendedUs ?? body.sendStartUs;
@@ -253,7 +262,7 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     // --ack-delay: the batch is worked on this long first (a consumer's processing time).
     if (ackDelayMs > 0) await stop.pause(ackDelayMs);
     // Acknowledge what carries this run's id, and nothing else.
-    pendingAck = startAck(ctx, backend, ackIds, ours);
+    pendingAck = startAck(ctx, backend, slot.queue, ackIds, ours);
   }
   if (pendingAck) await finishAck(ctx, slot, pendingAck);
 }

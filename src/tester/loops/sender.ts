@@ -14,7 +14,7 @@ class InjectedFault extends Error {}
 
 export async function runSender(ctx: LoopContext, index: number, backend: Backend): Promise<void> {
   const { setup, recorder, clock, stop, watch, gate } = ctx;
-  const { batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults, groups } = setup;
+  const { batch, sizeBytes, queue, runId, messages, durationMs, ratePerSec, faults, groups, fanout } = setup;
   const { totals, histograms, counter } = recorder;
   const { runStartUs, warmupEndUs } = recorder;
   const slot: LoopSlot = { index, backend, consecutiveErrors: 0, failingSinceUs: undefined, serverUnknown: true };
@@ -76,8 +76,13 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
     };
     try {
       if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
-      const sending =
-        n === 1
+      const sending = fanout
+        ? // --topic: the keys in turn, one per call (fanout.ts keyIndexOf); ids are each queue's.
+          backend.sendTopic!(
+            fanout.keys[Math.floor(seq / batch) % fanout.keys.length]!,
+            Array.from({ length: n }, (_, k) => bodyOf(k)),
+          ).then((d) => d.map((x) => x.id))
+        : n === 1
           ? backend.send(queue, bodyOf(0)).then((id) => [id])
           : backend.sendBatch(
               queue,
