@@ -393,6 +393,13 @@ export interface Backend {
    */
   cannotTerminate?(): Promise<string | undefined>;
 
+  /**
+   * Optional: why this connection may not change queues (pgmq: a standby, a read-only session,
+   * a role that may not delete from or update any pgmq.q_* table; SQLite: a file opened
+   * read-only or not writable), or undefined when it may. top starts read-only then.
+   */
+  cannotWrite?(): Promise<string | undefined>;
+
   close(): Promise<void>;
 }
 

@@ -147,13 +147,16 @@ export async function runTop(argv: TopArgs): Promise<number> {
       }
       return b;
     };
+    // A role or file that may only read: top starts read-only and says why.
+    const cannotWrite = options.readOnly ? undefined : await backend.cannotWrite?.().catch(() => undefined);
     const { runInteractive } = await loadTopScreen();
     return await runInteractive({
       backend,
       backendForTenant: backend.capabilities.tenants ? backendForTenant : undefined,
       connection: location,
       intervalMs: options.intervalMs,
-      readOnly: options.readOnly,
+      readOnly: options.readOnly || cannotWrite !== undefined,
+      readOnlyReason: cannotWrite ?? 'top was started with --read-only',
       exactThreshold: options.exactThreshold,
       maxRefreshes: options.refreshes,
       tenantFilter,

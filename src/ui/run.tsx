@@ -12,6 +12,8 @@ export interface InteractiveOptions {
   readonly connection: string;
   readonly intervalMs: number;
   readonly readOnly: boolean;
+  /** Why actions are off (shown in the header and when an action is asked for). */
+  readonly readOnlyReason?: string | undefined;
   readonly exactThreshold?: number | undefined;
   readonly maxRefreshes?: number | undefined;
   readonly tenantFilter?: string | undefined;
@@ -70,6 +72,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
         connection={options.connection}
         intervalMs={options.intervalMs}
         readOnly={options.readOnly}
+        readOnlyReason={options.readOnlyReason}
         exactThreshold={options.exactThreshold}
         maxRefreshes={options.maxRefreshes}
         tenantFilter={options.tenantFilter}

@@ -44,6 +44,7 @@ import * as messages from './messages.js';
 import * as ops from './ops.js';
 import * as queues from './queues.js';
 import * as server from './server.js';
+import * as inspect from './inspect.js';
 import { CLOSE_GRACE_MS, PgmqSession, type Pool } from './session.js';
 import * as sql from './sql.js';
 import { closeWithin, SocketTracker } from './sockets.js';
@@ -326,6 +327,10 @@ export class PgmqBackend implements Backend {
 
   cannotTerminate(): Promise<string | undefined> {
     return identity.cannotTerminate(this.s);
+  }
+
+  cannotWrite(): Promise<string | undefined> {
+    return inspect.cannotWrite(this.s);
   }
 
   /** Returns within about a second even if the server never answers (calls in flight then fail). */

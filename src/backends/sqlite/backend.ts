@@ -26,6 +26,7 @@ import type {
 } from '../types.js';
 import { lacking } from '../features.js';
 import { BUSY_TIMEOUT_MS } from './errors.js';
+import * as inspect from './inspect.js';
 import * as messages from './messages.js';
 import * as ops from './ops.js';
 import { openSmoothMqFile } from './open.js';
@@ -177,6 +178,10 @@ class SqliteBackend implements Backend {
         warnings,
       };
     });
+  }
+
+  async cannotWrite(): Promise<string | undefined> {
+    return inspect.cannotWrite(this.s);
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,8 @@ export interface HeaderProps {
   readonly intervalMs: number;
   readonly paused: boolean;
   readonly readOnly: boolean;
+  /** Said after READ-ONLY when top is read-only for another reason than --read-only. */
+  readonly readOnlyReason?: string | undefined;
   readonly totals: Totals;
   readonly rates: Rate;
   readonly monitor: MonitorState;
@@ -50,7 +52,9 @@ export function Header(p: HeaderProps) {
         </Text>
         {p.readOnly ? (
           <Text color="yellow" bold>
-            {' READ-ONLY'}
+            {p.readOnlyReason && !p.readOnlyReason.includes('--read-only')
+              ? ` READ-ONLY: ${escapeControl(p.readOnlyReason)} ·`
+              : ' READ-ONLY'}
           </Text>
         ) : null}
         {` ${p.kind} · ${escapeControl(p.connection)} · ${server}`}

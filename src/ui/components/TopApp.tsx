@@ -51,6 +51,8 @@ export interface TopAppProps {
   readonly intervalMs: number;
   /** Actions are off (the backend itself was opened read-only too). */
   readonly readOnly: boolean;
+  /** Why (--read-only, or a role / file that may only read); shown in the header. */
+  readonly readOnlyReason?: string | undefined;
   readonly exactThreshold?: number | undefined;
   /** Quit after this many refreshes of the list (-n). */
   readonly maxRefreshes?: number | undefined;
@@ -83,6 +85,7 @@ export function TopApp(props: TopAppProps) {
   const tenants = useTenantBackends(backend, props.backendForTenant);
   const actions = useQueueActions({
     readOnly,
+    readOnlyReason: props.readOnlyReason,
     capabilities: caps,
     resolveBackend: tenants.resolveBackend,
     navigate: dispatch,
@@ -314,6 +317,7 @@ export function TopApp(props: TopAppProps) {
         intervalMs={intervalMs}
         paused={paused}
         readOnly={readOnly}
+        readOnlyReason={props.readOnlyReason}
         totals={totalsOf(list.allRows)}
         rates={sumRates(list.allRows.map((r) => r.rate))}
         monitor={state}

@@ -15,6 +15,7 @@ export type Say = (text: string, tone?: Status['tone']) => void;
 
 export interface QueueActionsOptions {
   readonly readOnly: boolean;
+  readonly readOnlyReason?: string | undefined;
   readonly capabilities: Capabilities;
   readonly resolveBackend: (queue: QueueRef) => Promise<Backend>;
   readonly navigate: (event: NavigationEvent) => void;
@@ -63,7 +64,7 @@ export function useQueueActions(o: QueueActionsOptions): QueueActions {
 
   const request: QueueActions['request'] = (action, queue, message) => {
     if (o.readOnly) {
-      say('read-only: actions are disabled (top was started with --read-only)', 'error');
+      say(`read-only: actions are disabled (${o.readOnlyReason ?? 'top was started with --read-only'})`, 'error');
       return;
     }
     if (busy) return;
