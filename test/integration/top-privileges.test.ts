@@ -67,6 +67,9 @@ tmuxDescribe('smq top with a role that may only read (real Postgres, real termin
     screen = await t.waitFor(`read-only: actions are disabled (role ${role} may not delete from pgmq.q_*)`);
     expect(screen).not.toContain('Delete message');
     expect(lastLine(screen)).not.toContain('d delete');
+    // Marked rows too (the bulk path): Space marks, d refuses with the same reason.
+    t.keys('Space', 'd');
+    await t.waitFor(`read-only: actions are disabled (role ${role} may not delete from pgmq.q_*)`);
     t.keys('?');
     screen = await t.waitFor('Keys (queue view)');
     expect(screen).not.toMatch(/^d +delete/m);

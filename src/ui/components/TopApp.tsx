@@ -94,6 +94,7 @@ export function TopApp(props: TopAppProps) {
   });
   const ops = useOps({
     readOnly,
+    readOnlyReason: props.readOnlyReason,
     archive: caps.archive,
     resolveBackend: tenants.resolveBackend,
     say,

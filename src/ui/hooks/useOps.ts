@@ -43,6 +43,8 @@ export interface OpsContext {
 
 export interface OpsOptions {
   readonly readOnly: boolean;
+  /** Why actions are off (--read-only, or a role / file that may only read). */
+  readonly readOnlyReason?: string | undefined;
   readonly archive: boolean;
   readonly resolveBackend: (queue: QueueRef) => Promise<Backend>;
   readonly say: Say;
@@ -134,7 +136,7 @@ export function useOps(o: OpsOptions): Ops {
 
   const writeRefused = () => {
     if (!o.readOnly) return false;
-    say(READ_ONLY_REFUSAL, 'error');
+    say(o.readOnlyReason ? `read-only: actions are disabled (${o.readOnlyReason})` : READ_ONLY_REFUSAL, 'error');
     return true;
   };
 
@@ -266,7 +268,7 @@ export function useOps(o: OpsOptions): Ops {
     }
     if (marks.kind === 'none') return false;
     if (o.readOnly) {
-      say(READ_ONLY_REFUSAL, 'error');
+      say(o.readOnlyReason ? `read-only: actions are disabled (${o.readOnlyReason})` : READ_ONLY_REFUSAL, 'error');
       return true;
     }
     if (action === 'archive' && !o.archive) {
