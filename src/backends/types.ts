@@ -224,6 +224,26 @@ export interface CountBeforeOptions {
   readonly group?: string | null;
 }
 
+/** Backend.searchMessages: one bounded step of a search inside a queue's messages, oldest id first. */
+export interface SearchOptions {
+  /** pgmq: a JSON object matches by containment (body or headers @> it); anything else as text, ignoring case. */
+  readonly text: string;
+  /** Start after this id (the previous step's nextAfterId). */
+  readonly afterId?: MessageId;
+  /** Rows read in this step at most. */
+  readonly scan: number;
+  /** Matches returned at most. */
+  readonly limit: number;
+}
+
+export interface SearchStep {
+  readonly matches: Message[];
+  readonly scanned: number;
+  /** Where the next step starts; null: nothing left past this step. */
+  readonly nextAfterId: MessageId | null;
+  readonly mode: 'json' | 'text';
+}
+
 export interface CreateQueueOptions {
   /** pgmq: create_unlogged. */
   readonly unlogged?: boolean;
@@ -399,6 +419,12 @@ export interface Backend {
    * read-only or not writable), or undefined when it may. top starts read-only then.
    */
   cannotWrite?(): Promise<string | undefined>;
+
+  /**
+   * Optional: one bounded step of a search in a queue's bodies and headers (attributes): reads
+   * at most options.scan rows by id after options.afterId, returns those that match. Changes nothing.
+   */
+  searchMessages?(queue: string, options: SearchOptions): Promise<SearchStep>;
 
   close(): Promise<void>;
 }

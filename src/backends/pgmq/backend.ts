@@ -31,6 +31,8 @@ import type {
   StoreActivity,
   TopicBinding,
   TopicDelivery,
+  SearchOptions,
+  SearchStep,
 } from '../types.js';
 import { pgmqCapabilities, type FeatureProbe } from './capabilities.js';
 import { resolveClientConfig } from './client-config.js';
@@ -331,6 +333,10 @@ export class PgmqBackend implements Backend {
 
   cannotWrite(): Promise<string | undefined> {
     return inspect.cannotWrite(this.s);
+  }
+
+  searchMessages(queue: string, options: SearchOptions): Promise<SearchStep> {
+    return inspect.searchMessages(this.s, queue, options);
   }
 
   /** Returns within about a second even if the server never answers (calls in flight then fail). */

@@ -1,6 +1,7 @@
 // SQL for what top asks about rather than changes: whether this role may change queues
 // (writePrivileges). Values are bound; table names come from the server's own catalog.
-import type { Query } from './sql.js';
+import type { SearchMode } from '../search.js';
+import { messageColumns, STATE_CASE, type Columns, type Query } from './sql.js';
 
 /**
  * One row: the role, whether the server or the session is read-only, how many queue tables
@@ -19,3 +20,31 @@ FROM (SELECT 1) one
 LEFT JOIN pg_class c ON c.relnamespace = to_regnamespace('pgmq') AND c.relname LIKE 'q\\_%' AND c.relkind IN ('r', 'p')`,
   values: [],
 };
+
+/**
+ * One step of a search (searchMessages): the next `$2` rows by id after `$1`, how many and the
+ * last id, and of them those matching `$3` (a jsonb object contained in the body or headers,
+ * or an ILIKE pattern on their text), at most `$4`. `rel`: the server-quoted table name.
+ */
+export function searchQuery(
+  rel: string,
+  cols: Columns,
+  mode: SearchMode,
+  options: { afterId: bigint | null; scan: number; limit: number },
+): Query {
+  const match =
+    mode.kind === 'json'
+      ? `(message @> $3::jsonb${cols.headers ? ' OR headers @> $3::jsonb' : ''})`
+      : `(message::text ILIKE $3::text ESCAPE '\\'${cols.headers ? " OR coalesce(headers::text, '') ILIKE $3::text ESCAPE '\\'" : ''})`;
+  const text = `/* smq:search */
+WITH page AS (
+  SELECT * FROM ${rel} WHERE ($1::bigint IS NULL OR msg_id > $1::bigint) ORDER BY msg_id LIMIT $2::int
+), hits AS (
+  SELECT ${messageColumns(cols)}, ${STATE_CASE} AS state FROM page WHERE ${match} ORDER BY msg_id LIMIT $4::int
+)
+SELECT s.last_id, s.scanned, h.*
+FROM (SELECT max(msg_id)::text AS last_id, count(*)::int AS scanned FROM page) s
+LEFT JOIN hits h ON true
+ORDER BY h.msg_id`;
+  return { text, values: [options.afterId, options.scan, mode.kind === 'json' ? mode.json : mode.pattern, options.limit] };
+}

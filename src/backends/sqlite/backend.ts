@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import { SmqError, invalidInput } from '../../errors.js';
 import type {
   Backend,
+  SearchOptions,
+  SearchStep,
   BulkAction,
   MessageSelection,
   MessageSource,
@@ -182,6 +184,10 @@ class SqliteBackend implements Backend {
 
   async cannotWrite(): Promise<string | undefined> {
     return inspect.cannotWrite(this.s);
+  }
+
+  async searchMessages(queue: string, options: SearchOptions): Promise<SearchStep> {
+    return inspect.searchMessages(this.s, queue, options);
   }
 
   async close(): Promise<void> {

@@ -35,6 +35,9 @@ import { ModalPrompt } from './Prompts.js';
 import { QueueScreen } from './QueueScreen.js';
 import { GroupsScreen } from './views/GroupsScreen.js';
 import { TopicsScreen } from './views/TopicsScreen.js';
+import { SearchScreen } from './views/SearchScreen.js';
+import { useSearch } from '../hooks/useSearch.js';
+import { SEARCH_HINTS } from '../model/search.js';
 import { viewHelp, viewHints } from '../model/view-keys.js';
 import { lacking } from '../../backends/index.js';
 import { queueRefOf } from '../model/queue-ref.js';
@@ -92,6 +95,7 @@ export function TopApp(props: TopAppProps) {
     say,
     refreshList: monitor.refreshNow,
   });
+  const search = useSearch();
   const ops = useOps({
     readOnly,
     readOnlyReason: props.readOnlyReason,
@@ -176,6 +180,11 @@ export function TopApp(props: TopAppProps) {
           return;
         return actions.request(cmd.action, queue, message);
       }
+      case 'search':
+        if (top.kind !== 'queue') return;
+        if (top.source === 'archive') return say('search works in the live queue: Esc, then /', 'error');
+        if (!tenants.backendOf(top.queue)?.searchMessages) return say('this store cannot search messages', 'error');
+        return search.open(top.queue.key);
       case 'view': {
         // Only what the store has: a side view it lacks says so in one line.
         const feature = cmd.view === 'groups' ? 'groups' : 'topics';
@@ -260,6 +269,26 @@ export function TopApp(props: TopAppProps) {
         width={size.columns}
         height={bodyHeight}
         now={now}
+      />
+    );
+  } else if (top.kind === 'queue' && screenBackend && search.state?.queueKey === top.queue.key && top.source !== 'archive') {
+    const found = search.state;
+    body = (
+      <SearchScreen
+        {...common}
+        search={found}
+        queue={top.queue}
+        stats={list.allRows.find((r) => r.key === top.queue.key)?.stats}
+        onSubmit={(text) => search.start(screenBackend, top.queue, text)}
+        onCancel={search.cancel}
+        onClose={search.close}
+        onAgain={() => search.open(top.queue.key)}
+        onSelect={search.select}
+        onOpen={(i) => {
+          const m = found.matches[i];
+          if (m) dispatch({ type: 'openMessage', id: m.id });
+        }}
+        onCommand={(cmd) => onCommand(cmd, top.queue, undefined)}
       />
     );
   } else if (top.kind === 'queue' && screenBackend) {
@@ -361,11 +390,13 @@ export function TopApp(props: TopAppProps) {
         hints={
           top.kind === 'groups' || top.kind === 'topics'
             ? viewHints(top.kind)
-            : keyHints(top.kind, readOnly, caps.archive, {
-                groups: caps.groups,
-                topics: caps.topics,
-                archiveView: top.kind === 'queue' && top.source === 'archive',
-              })
+            : top.kind === 'queue' && search.state?.queueKey === top.queue.key && top.source !== 'archive'
+              ? SEARCH_HINTS
+              : keyHints(top.kind, readOnly, caps.archive, {
+                  groups: caps.groups,
+                  topics: caps.topics,
+                  archiveView: top.kind === 'queue' && top.source === 'archive',
+                })
         }
         width={size.columns}
       />

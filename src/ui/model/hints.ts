@@ -64,6 +64,7 @@ export function keyHints(
       { text: 'o order', rank: 6 },
       { text: 'f state', rank: 5 },
       { text: '# jump', rank: 3 },
+      { text: '/ search', rank: 4 },
       ...(views.groups ? [{ text: 'F groups', rank: 2 }] : []),
       ...messageActions,
       ...act([

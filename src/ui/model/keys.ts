@@ -45,6 +45,8 @@ export type Command =
   | { readonly type: 'action'; readonly action: Action }
   /** A side view: the queue's FIFO groups (queue view), the topic bindings (list). */
   | { readonly type: 'view'; readonly view: 'groups' | 'topics' }
+  /** `/` in the queue view: search inside the messages (hooks/useSearch). */
+  | { readonly type: 'search' }
   | OpsCommand;
 
 export type Screen = 'list' | 'queue' | 'message';
@@ -92,6 +94,7 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
     if (input === 'P') return { type: 'action', action: 'purge' };
     if (input === 's') return { type: 'action', action: 'send' };
     if (input === 'F') return { type: 'view', view: 'groups' };
+    if (input === '/') return { type: 'search' };
   }
   if (input === 'd' || key.delete) return { type: 'action', action: 'delete' };
   if (input === 'a') return { type: 'action', action: 'archive' };
@@ -170,6 +173,7 @@ export function helpFor(
         ? []
         : [{ keys: 'f', what: `filter by state (all, ready, in flight, delayed${opts.failedState ? ', failed' : ''})` }]),
       { keys: '# / i', what: 'jump to a message id' },
+      { keys: '/', what: 'search bodies and headers: a JSON object (contains) or text; Esc stops' },
       ...(opts.groups ? [{ keys: 'F', what: "the queue's FIFO groups (blocked, stalled)" }] : []),
       ...actions,
       ...opsHelp(screen, opts),
