@@ -3,8 +3,10 @@
 // Backends never import ink/react; the UI never writes SQL.
 
 import type { ConnectionBudget, HealthInfo, ServerIdentity, StoreActivity } from './types-server.js';
+import type { QueueDetails } from './types-inspect.js';
 
 export type * from './types-server.js';
+export type * from './types-inspect.js';
 export type * from './types-ops.js';
 import type { BulkAction, MessageSelection, MessageSource } from './types-ops.js';
 
@@ -425,6 +427,9 @@ export interface Backend {
    * at most options.scan rows by id after options.afterId, returns those that match. Changes nothing.
    */
   searchMessages?(queue: string, options: SearchOptions): Promise<SearchStep>;
+
+  /** Optional: a queue's storage (tables, sizes, vacuum, settings); throws queue-not-found. Changes nothing. */
+  queueDetails?(queue: string): Promise<QueueDetails>;
 
   close(): Promise<void>;
 }

@@ -33,6 +33,7 @@ import type {
   TopicDelivery,
   SearchOptions,
   SearchStep,
+  QueueDetails,
 } from '../types.js';
 import { pgmqCapabilities, type FeatureProbe } from './capabilities.js';
 import { resolveClientConfig } from './client-config.js';
@@ -337,6 +338,10 @@ export class PgmqBackend implements Backend {
 
   searchMessages(queue: string, options: SearchOptions): Promise<SearchStep> {
     return inspect.searchMessages(this.s, queue, options);
+  }
+
+  queueDetails(queue: string): Promise<QueueDetails> {
+    return inspect.queueDetails(this.s, queue, this.capabilities);
   }
 
   /** Returns within about a second even if the server never answers (calls in flight then fail). */

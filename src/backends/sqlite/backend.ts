@@ -8,6 +8,7 @@ import type {
   Backend,
   SearchOptions,
   SearchStep,
+  QueueDetails,
   BulkAction,
   MessageSelection,
   MessageSource,
@@ -188,6 +189,10 @@ class SqliteBackend implements Backend {
 
   async searchMessages(queue: string, options: SearchOptions): Promise<SearchStep> {
     return inspect.searchMessages(this.s, queue, options);
+  }
+
+  async queueDetails(queue: string): Promise<QueueDetails> {
+    return inspect.queueDetails(this.s, await this.queueStats(queue));
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { escapeControl } from '../../text/escape.js';
 import { validateQueueName } from '../names.js';
 import { checkSearch, likePattern, nextAfter, searchMode } from '../search.js';
-import type { SearchOptions, SearchStep } from '../types.js';
+import type { QueueDetails, QueueStats, SearchOptions, SearchStep } from '../types.js';
 import { unixNow, type MessageRow } from './rows.js';
 import type { SqliteSession } from './session.js';
 
@@ -64,4 +64,25 @@ export function searchMessages(s: SqliteSession, queue: string, options: SearchO
       })
       .deferred(),
   );
+}
+
+/** A queue's settings and the file's size (SmoothMQ keeps every queue in one file, no per-queue tables). */
+export function queueDetails(s: SqliteSession, stats: QueueStats): QueueDetails {
+  const size = (p: string) => {
+    try {
+      return fs.statSync(p).size;
+    } catch {
+      return 0; // no WAL file: nothing written since the last checkpoint
+    }
+  };
+  return {
+    name: stats.name,
+    createdAt: stats.createdAt ?? null,
+    tables: [],
+    ...(stats.visibilityTimeoutSec === undefined ? {} : { visibilityTimeoutSec: stats.visibilityTimeoutSec }),
+    ...(stats.maxRetries === undefined ? {} : { maxRetries: stats.maxRetries }),
+    ...(stats.rateLimit === undefined ? {} : { rateLimit: stats.rateLimit }),
+    fileBytes: size(s.path),
+    walBytes: size(`${s.path}-wal`),
+  };
 }

@@ -36,8 +36,10 @@ import { QueueScreen } from './QueueScreen.js';
 import { GroupsScreen } from './views/GroupsScreen.js';
 import { TopicsScreen } from './views/TopicsScreen.js';
 import { SearchScreen } from './views/SearchScreen.js';
+import { DetailsScreen } from './views/DetailsScreen.js';
 import { useSearch } from '../hooks/useSearch.js';
 import { SEARCH_HINTS } from '../model/search.js';
+import { DETAILS_HINTS } from '../model/details.js';
 import { viewHelp, viewHints } from '../model/view-keys.js';
 import { lacking } from '../../backends/index.js';
 import { queueRefOf } from '../model/queue-ref.js';
@@ -96,6 +98,7 @@ export function TopApp(props: TopAppProps) {
     refreshList: monitor.refreshNow,
   });
   const search = useSearch();
+  const [details, setDetails] = useState<QueueRef | undefined>(undefined);
   const ops = useOps({
     readOnly,
     readOnlyReason: props.readOnlyReason,
@@ -180,6 +183,13 @@ export function TopApp(props: TopAppProps) {
           return;
         return actions.request(cmd.action, queue, message);
       }
+      case 'details':
+        if (top.kind !== 'list' || !queue) return;
+        void tenants.resolveBackend(queue).then(
+          (b) => (b.queueDetails ? setDetails(queue) : say('this store has no queue details', 'error')),
+          (e: unknown) => say(`cannot open ${queue.label}: ${errorText(e)}`, 'error'),
+        );
+        return;
       case 'search':
         if (top.kind !== 'queue') return;
         if (top.source === 'archive') return say('search works in the live queue: Esc, then /', 'error');
@@ -257,6 +267,21 @@ export function TopApp(props: TopAppProps) {
       entries: top.kind === 'groups' || top.kind === 'topics' ? viewHelp(top.kind, caps.lastReadAt) : undefined,
     };
     body = <Help keys={keyRouter} {...helpProps} height={bodyHeight} width={size.columns} onClose={close} />;
+  } else if (top.kind === 'list' && details) {
+    body = (
+      <DetailsScreen
+        {...common}
+        key={`${details.key}/details`}
+        backend={tenants.backendOf(details) ?? backend}
+        queue={details}
+        onClose={() => setDetails(undefined)}
+        onOpen={() => {
+          setDetails(undefined);
+          void openQueue(details);
+        }}
+        onCommand={(cmd) => onCommand(cmd, details, undefined)}
+      />
+    );
   } else if (top.kind === 'list') {
     body = (
       <ListScreen
@@ -390,13 +415,15 @@ export function TopApp(props: TopAppProps) {
         hints={
           top.kind === 'groups' || top.kind === 'topics'
             ? viewHints(top.kind)
-            : top.kind === 'queue' && search.state?.queueKey === top.queue.key && top.source !== 'archive'
-              ? SEARCH_HINTS
-              : keyHints(top.kind, readOnly, caps.archive, {
-                  groups: caps.groups,
-                  topics: caps.topics,
-                  archiveView: top.kind === 'queue' && top.source === 'archive',
-                })
+            : top.kind === 'list' && details
+              ? DETAILS_HINTS
+              : top.kind === 'queue' && search.state?.queueKey === top.queue.key && top.source !== 'archive'
+                ? SEARCH_HINTS
+                : keyHints(top.kind, readOnly, caps.archive, {
+                    groups: caps.groups,
+                    topics: caps.topics,
+                    archiveView: top.kind === 'queue' && top.source === 'archive',
+                  })
         }
         width={size.columns}
       />

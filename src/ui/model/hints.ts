@@ -40,6 +40,7 @@ export function keyHints(
       { text: '/ filter', rank: 2 },
       { text: '</> sort', rank: 5 },
       { text: 'Space pause', rank: 7 },
+      { text: 'i details', rank: 6 },
       ...(views.topics ? [{ text: 't topics', rank: 4 }] : []),
       { text: '+/- interval', rank: 9 },
       { text: 'r refresh', rank: 8 },

@@ -47,6 +47,8 @@ export type Command =
   | { readonly type: 'view'; readonly view: 'groups' | 'topics' }
   /** `/` in the queue view: search inside the messages (hooks/useSearch). */
   | { readonly type: 'search' }
+  /** `i` on the list: the highlighted queue's storage (views/DetailsScreen). */
+  | { readonly type: 'details' }
   | OpsCommand;
 
 export type Screen = 'list' | 'queue' | 'message';
@@ -81,6 +83,7 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
     if (input === 'P') return { type: 'action', action: 'purge' };
     if (input === 's') return { type: 'action', action: 'send' };
     if (input === 't') return { type: 'view', view: 'topics' };
+    if (input === 'i') return { type: 'details' };
     return common(input, key);
   }
   if (key.escape || input === 'q' || key.leftArrow || key.backspace) return { type: 'back' };
@@ -157,6 +160,7 @@ export function helpFor(
       ...sortKeyHelp(opts.sortKeys ?? []),
       { keys: 'Space', what: 'pause / resume refreshing' },
       ...(opts.topics ? [{ keys: 't', what: 'topic bindings; test a routing key' }] : []),
+      { keys: 'i', what: "the queue's details: created, tables, sizes, vacuum, settings" },
       ...actions,
       ...general,
       { keys: 'q', what: 'quit' },
