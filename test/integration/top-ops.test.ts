@@ -200,6 +200,35 @@ describe.skipIf(!tmuxAvailable())('smq top: marks, bulk actions, moves, archive,
     expect(await count(`q_${dst}`)).toBe(1);
   });
 
+  test('in one FIFO group (F, Enter) * and N are refused: they would take the whole queue; Space marks act on the rows', async () => {
+    const prefix = uniqueQueue('opsgrp');
+    const src = `${prefix}_a`;
+    made.push(src);
+    await backend.createQueue(src);
+    const ids = await backend.sendBatch(
+      src,
+      ['a', 'a', 'b', 'b'].map((g, i) => ({ body: JSON.stringify({ i }), headers: { 'x-pgmq-group': g } })),
+    );
+    const t = await openQueue(prefix, src);
+    t.keys('F');
+    await t.waitFor(`${src} · FIFO groups`);
+    t.keys('Enter');
+    await t.waitFor(new RegExp(`${src} · group a · oldest first[^\\n]*rows 1–2`));
+    t.keys('*');
+    await t.waitFor('* and N mark the whole queue, not one group');
+    t.keys('c'); // "no marks" takes the notice's place
+    await t.waitFor('no marks');
+    t.keys('N');
+    await t.waitFor('* and N mark the whole queue, not one group');
+    expect(t.capture()).not.toContain('Mark every message read');
+    t.keys('Space', 'Down', 'Space', 'd');
+    await t.waitFor(`Delete 2 marked messages in ${src}?`);
+    t.keys('y');
+    await t.waitFor(`deleted 2 messages in ${src}`);
+    expect(await count(`q_${src}`)).toBe(2);
+    expect(await count(`q_${src}`, `msg_id IN (${ids[2]}, ${ids[3]})`)).toBe(2);
+  });
+
   test('--read-only: marks and export work, every change is refused with one line, nothing changes', async () => {
     const prefix = uniqueQueue('opsro');
     const { src, ids } = await queues(prefix, 4);

@@ -140,9 +140,14 @@ export function useOps(o: OpsOptions): Ops {
     return true;
   };
 
+  /** `*` and `N` select by state and reads over the whole queue: not from a view of one group. */
+  const refusedInGroup = (ctx: OpsContext) => {
+    if (ctx.grouped) say('* and N mark the whole queue, not one group: mark the rows with Space here', 'error');
+    return ctx.grouped === true;
+  };
+
   const markFilter = (ctx: OpsContext, minReadCount: number | undefined) =>
     guarded(async () => {
-      if (ctx.grouped) return say('* and N mark the whole queue, not one group: mark the rows with Space here', 'error');
       const b = await o.resolveBackend(ctx.queue);
       if (!b.countSelected) return say('this store cannot count a selection', 'error');
       const state = ctx.source === 'archive' ? 'all' : ctx.state;
@@ -226,8 +231,10 @@ export function useOps(o: OpsOptions): Ops {
         if (!ctx.message) return say('no message selected');
         return setMarks(ctx, toggleMark(marksOf(ctx.queue, ctx.source), ctx.message.id));
       case 'markAll':
+        if (refusedInGroup(ctx)) return;
         return markFilter(ctx, undefined);
       case 'markReads':
+        if (refusedInGroup(ctx)) return;
         return setModal({
           kind: 'input',
           label: 'Mark every message read at least N times, N: ',
