@@ -13,7 +13,7 @@ export const queuesCommand: CommandModule<GlobalArgs, GlobalArgs> = {
     await withBackend(argv, async (backend) => {
       const queues = await backend.listQueues();
       const caps = backend.capabilities;
-      const view = queueTable({ failed: caps.failedState, archived: caps.archive, tenant: false });
+      const view = queueTable({ failed: caps.failedState, archived: caps.archive, tenant: false, notify: caps.notifyInsert });
       printer.list(queues, view, queueRecord, 'no queues yet: create one with smq create <queue>');
     });
   },

@@ -151,6 +151,8 @@ export interface QueueViewOptions {
   readonly failed: boolean;
   readonly archived: boolean;
   readonly tenant: boolean;
+  /** A NOTIFY column: insert notifications' throttle, or off (capabilities.notifyInsert). */
+  readonly notify?: boolean;
 }
 
 export function queueTable(options: QueueViewOptions): TableView<QueueStats> {
@@ -166,6 +168,7 @@ export function queueTable(options: QueueViewOptions): TableView<QueueStats> {
     ...(options.archived ? [{ header: 'ARCHIVED', align: 'right' as const }] : []),
     { header: 'OLDEST', align: 'right' },
     { header: 'NEWEST', align: 'right' },
+    ...(options.notify ? [{ header: 'NOTIFY', align: 'right' as const }] : []),
   ];
   return {
     columns,
@@ -180,6 +183,9 @@ export function queueTable(options: QueueViewOptions): TableView<QueueStats> {
       ...(options.archived ? [count(q.archived, q.estimated)] : []),
       formatAge(q.oldestAgeSec),
       formatAge(q.newestAgeSec),
+      ...(options.notify
+        ? [q.notifyThrottleMs === undefined ? '-' : q.notifyThrottleMs === null ? 'off' : `${q.notifyThrottleMs} ms`]
+        : []),
     ],
   };
 }

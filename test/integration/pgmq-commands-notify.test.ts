@@ -98,6 +98,13 @@ describe.each(stores113('notify'))('on $name', (store) => {
     expect(table.split('\n')[0]).toMatch(/^QUEUE\s+THROTTLE\s+LAST NOTIFIED\s+CHANNEL$/);
     expect(table).toMatch(new RegExp(`^${q}\\s+60000 ms\\s+\\S.*\\s+pgmq\\.q_${q}\\.INSERT$`, 'm'));
 
+    // smq queues: the throttle in JSON, a NOTIFY column in the table.
+    const listed = ndjson(ok(await smq(['queues'])).stdout).find((x) => x['name'] === q)!;
+    expect(listed['notifyThrottleMs']).toBe(60_000);
+    const queues = ok(await smq(['queues', '--output', 'table'])).stdout;
+    expect(queues.split('\n')[0]).toMatch(/\sNOTIFY$/);
+    expect(queues).toMatch(new RegExp(`^${q}\\s.*\\s60000 ms$`, 'm'));
+
     // The same again changes nothing (and says so).
     const same = ok(await smq(['notify', q, 'on', '--throttle', '60s', '--output', 'table']));
     expect(same.stdout).toMatch(
@@ -110,6 +117,7 @@ describe.each(stores113('notify'))('on $name', (store) => {
     expect(await notificationsDuring(db, q, sends(q, 2))).toBe(0);
     expect(ndjson(ok(await smq(['notify', q, 'off'])).stdout)).toEqual([{ queue: q, notify: false, changed: false }]);
     expect(ndjson(ok(await smq(['notify', q])).stdout)).toEqual([{ queue: q, notify: false }]);
+    expect(ok(await smq(['queues', '--output', 'table'])).stdout).toMatch(new RegExp(`^${q}\\s.*\\soff$`, 'm'));
   });
 
   test('bad use: one line, exit 2, nothing changed; a missing queue: exit 3', async () => {
@@ -146,6 +154,7 @@ describe('stores without insert notifications', () => {
       refused(await runCli(['notify', 'jobs', 'off', ...s.args]), lacks);
       refused(await runCli(['notify', 'jobs', ...s.args]), lacks);
       refused(await runCli(['notify', ...s.args]), lacks);
+      expect(ok(await runCli(['queues', '--output', 'table', ...s.args])).stdout).not.toMatch(/NOTIFY/);
       expect(await s.check()).toEqual(before);
     } finally {
       await s.done();
