@@ -130,6 +130,19 @@ describe('columns for the terminal width', () => {
     expect(at80).toContain('archived');
   });
 
+  test('the sparkline gives up width before a name is cut: a 16-character name whole at 120 and 97 columns with GROUPS and NOTIFY', () => {
+    const ids = availableColumns({ ...PGMQ_CAPS, groups: true, notifyInsert: true }, false, true);
+    expect(ids).toEqual(expect.arrayContaining(['groups', 'notify', 'spark']));
+    // The longest name of all queues is 30 wide; the screen (118 and 95 after the gutter) is not.
+    for (const total of [118, 95]) {
+      const cols = layoutColumns(ids, total, 30);
+      expect(cols.find((c) => c.spec.id === 'name')!.width, `at ${total}`).toBeGreaterThanOrEqual(20);
+      expect(width(cols)).toBeLessThanOrEqual(total);
+    }
+    const spark = layoutColumns(ids, 118, 30).find((c) => c.spec.id === 'spark');
+    if (spark) expect(spark.width).toBeGreaterThanOrEqual(8);
+  });
+
   test('very narrow: NAME and the most important counts remain', () => {
     const ids = layoutColumns(availableColumns(SQLITE_CAPS, true), 40).map((c) => c.spec.id);
     expect(ids).toContain('name');

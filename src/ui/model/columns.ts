@@ -37,6 +37,10 @@ export interface ColumnSpec {
 }
 
 export const SPARK_WIDTH = 15;
+/** The sparkline is never narrower than its title (DEPTH 1m). */
+const SPARK_MIN_WIDTH = 8;
+/** Below this NAME takes the sparkline's room altogether. */
+const NAME_COMFORT = 20;
 
 const SPECS: Record<ColumnId, ColumnSpec> = {
   tenant: { id: 'tenant', title: 'TENANT', width: 8, align: 'left', dropOrder: 3, descByDefault: false, sortKey: 'E' },
@@ -118,7 +122,8 @@ export function columnWidth(id: ColumnId): number {
  */
 export function layoutColumns(ids: readonly ColumnId[], totalWidth: number, nameCells: number = SPECS.name.minWidth!): LaidOutColumn[] {
   const nameWanted = Math.min(SPECS.name.maxWidth!, Math.max(SPECS.name.title.length + 1, nameCells));
-  const nameMin = Math.min(SPECS.name.minWidth!, nameWanted);
+  // Columns go before NAME is cut below NAME_COMFORT (a cut name is the worst loss: it is what the row is).
+  const nameMin = Math.min(Math.max(SPECS.name.minWidth!, NAME_COMFORT), nameWanted);
   let kept = [...ids];
   const need = (cols: readonly ColumnId[]) =>
     cols.reduce((sum, id) => sum + (id === 'name' ? nameMin : columnWidth(id)), 0) + COLUMN_GAP * Math.max(0, cols.length - 1);
@@ -134,6 +139,18 @@ export function layoutColumns(ids: readonly ColumnId[], totalWidth: number, name
     kept = kept.filter((_, i) => i !== victim);
   }
   const fixed = need(kept) - (kept.includes('name') ? nameMin : 0);
-  const nameWidth = Math.max(nameMin, Math.min(nameWanted, totalWidth - fixed));
-  return kept.map((id) => ({ spec: SPECS[id], width: id === 'name' ? nameWidth : columnWidth(id) }));
+  let nameWidth = Math.max(nameMin, Math.min(nameWanted, totalWidth - fixed));
+  // A name cut short loses more than a shorter sparkline: the sparkline gives up width first,
+  // down to its title, and goes altogether while NAME is still under NAME_COMFORT.
+  let sparkWidth = columnWidth('spark');
+  if (kept.includes('spark') && nameWidth < nameWanted) {
+    const give = Math.min(nameWanted - nameWidth, sparkWidth - SPARK_MIN_WIDTH);
+    sparkWidth -= give;
+    nameWidth += give;
+    if (nameWidth < Math.min(nameWanted, NAME_COMFORT)) {
+      nameWidth = Math.min(nameWanted, nameWidth + sparkWidth + COLUMN_GAP);
+      kept = kept.filter((id) => id !== 'spark');
+    }
+  }
+  return kept.map((id) => ({ spec: SPECS[id], width: id === 'name' ? nameWidth : id === 'spark' ? sparkWidth : columnWidth(id) }));
 }
