@@ -101,7 +101,7 @@ const bytes = (n: number) => {
     v /= 1024;
     u += 1;
   }
-  return `${n < 0 ? '-' : ''}${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+  return `${n < 0 ? '-' : ''}${u === 0 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1)} ${units[u]}`;
 };
 const signed = (n: number) => (n >= 0 ? `+${bytes(n)}` : bytes(n));
 const int = (n: number) => n.toLocaleString('en-US');

@@ -50,7 +50,7 @@ describe('tester: what the run cost the database', () => {
       expect(q.deleted).toBe(sent);
       expect(a.inserted).toBe(ack === 'archive' ? sent : 0);
       const text = formatReport(report);
-      expect(text).toMatch(/^database {4}[\d.]+ (B|kB) of WAL per message \([\d.]+ (kB|MB) in all, the whole server's\)$/m);
+      expect(text).toMatch(/^database {4}[\d.,]+ (B|kB) of WAL per message \([\d.]+ (kB|MB) in all, the whole server's\)$/m);
       expect(text).toContain(`q_${queue}: 600 inserted,`);
     } finally {
       await admin.query('SELECT pgmq.drop_queue($1)', [queue]);
