@@ -143,6 +143,14 @@ describe('columns for the terminal width', () => {
     if (spark) expect(spark.width).toBeGreaterThanOrEqual(8);
   });
 
+  test('with GROUPS and NOTIFY at 120 columns, a 20-character name stays whole and the sparkline narrows instead of going', () => {
+    const ids = availableColumns({ ...PGMQ_CAPS, groups: true, notifyInsert: true }, false, true);
+    const cols = layoutColumns(ids, 118, 20);
+    expect(cols.find((c) => c.spec.id === 'name')!.width).toBe(20);
+    expect(cols.find((c) => c.spec.id === 'spark')?.width ?? 0).toBeGreaterThanOrEqual(8);
+    expect(width(cols)).toBeLessThanOrEqual(118);
+  });
+
   test('very narrow: NAME and the most important counts remain', () => {
     const ids = layoutColumns(availableColumns(SQLITE_CAPS, true), 40).map((c) => c.spec.id);
     expect(ids).toContain('name');

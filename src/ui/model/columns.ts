@@ -125,8 +125,9 @@ export function layoutColumns(ids: readonly ColumnId[], totalWidth: number, name
   // Columns go before NAME is cut below NAME_COMFORT (a cut name is the worst loss: it is what the row is).
   const nameMin = Math.min(Math.max(SPECS.name.minWidth!, NAME_COMFORT), nameWanted);
   let kept = [...ids];
-  const need = (cols: readonly ColumnId[]) =>
-    cols.reduce((sum, id) => sum + (id === 'name' ? nameMin : columnWidth(id)), 0) + COLUMN_GAP * Math.max(0, cols.length - 1);
+  // The sparkline counts at its narrowest here: it narrows before anything goes.
+  const least = (id: ColumnId) => (id === 'name' ? nameMin : id === 'spark' ? SPARK_MIN_WIDTH : columnWidth(id));
+  const need = (cols: readonly ColumnId[]) => cols.reduce((sum, id) => sum + least(id), 0) + COLUMN_GAP * Math.max(0, cols.length - 1);
   while (need(kept) > totalWidth && kept.length > 1) {
     // The highest dropOrder goes; on a tie the rightmost.
     let victim = -1;
@@ -138,19 +139,10 @@ export function layoutColumns(ids: readonly ColumnId[], totalWidth: number, name
     if (victim < 0) break;
     kept = kept.filter((_, i) => i !== victim);
   }
+  // Room left over goes to NAME first (up to its longest name), then to the sparkline.
   const fixed = need(kept) - (kept.includes('name') ? nameMin : 0);
-  let nameWidth = Math.max(nameMin, Math.min(nameWanted, totalWidth - fixed));
-  // A name cut short loses more than a shorter sparkline: the sparkline gives up width first,
-  // down to its title, and goes altogether while NAME is still under NAME_COMFORT.
-  let sparkWidth = columnWidth('spark');
-  if (kept.includes('spark') && nameWidth < nameWanted) {
-    const give = Math.min(nameWanted - nameWidth, sparkWidth - SPARK_MIN_WIDTH);
-    sparkWidth -= give;
-    nameWidth += give;
-    if (nameWidth < Math.min(nameWanted, NAME_COMFORT)) {
-      nameWidth = Math.min(nameWanted, nameWidth + sparkWidth + COLUMN_GAP);
-      kept = kept.filter((id) => id !== 'spark');
-    }
-  }
+  const nameWidth = Math.max(nameMin, Math.min(nameWanted, totalWidth - fixed));
+  const spare = Math.max(0, totalWidth - fixed - (kept.includes('name') ? nameWidth : 0));
+  const sparkWidth = Math.min(columnWidth('spark'), SPARK_MIN_WIDTH + spare);
   return kept.map((id) => ({ spec: SPECS[id], width: id === 'name' ? nameWidth : id === 'spark' ? sparkWidth : columnWidth(id) }));
 }
