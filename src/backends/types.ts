@@ -8,17 +8,15 @@ import type { QueueDetails } from './types-inspect.js';
 export type * from './types-server.js';
 export type * from './types-inspect.js';
 export type * from './types-ops.js';
+export * from './types-message.js';
+export * from './types-fifo.js';
+import type { Message, MessageId, MessageState, ReceiveOptions, SendInput, RefusedBody } from './types-message.js';
+import type { FifoTopicMethods } from './types-fifo.js';
 import type { BulkAction, MessageSelection, MessageSource } from './types-ops.js';
 
 export type BackendKind = 'pgmq' | 'sqlite';
 
 export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
-
-/** Message ids: pgmq's bigint identity, SmoothMQ's snowflakes (> 2^53), so always bigint. */
-export type MessageId = bigint;
-
-export const MESSAGE_STATES = ['ready', 'inflight', 'delayed', 'failed'] as const;
-export type MessageState = (typeof MESSAGE_STATES)[number];
 
 /** What only one side has. Commands and UI check these instead of the backend kind. */
 export interface Capabilities {
@@ -104,109 +102,6 @@ export interface QueueStats {
   readonly isPartitioned?: boolean;
 }
 
-export interface Message {
-  readonly id: MessageId;
-  readonly state: MessageState;
-  /** pgmq read_ct / SmoothMQ tries. */
-  readonly readCount: number;
-  /** SmoothMQ max_tries (-1 unlimited). */
-  readonly maxTries?: number;
-  readonly enqueuedAt: Date | null;
-  /** When the message is (or becomes again) visible: pgmq vt / SmoothMQ deliver_at. */
-  readonly visibleAt: Date;
-  /** When it was last handed out, by the queue's clock (pgmq last_read_at / SmoothMQ delivered_at). */
-  readonly lastReadAt: Date | null;
-  /** The body as text: pgmq's jsonb rendered as JSON text, SmoothMQ's text column as is. */
-  readonly body: string;
-  /** pgmq headers (jsonb object) or SmoothMQ attributes (name -> value). */
-  readonly headers: Record<string, unknown> | null;
-  /** pgmq, read from the archive (Backend.peekArchive): when it was archived. */
-  readonly archivedAt?: Date | null;
-}
-
-export interface SendInput {
-  readonly body: string;
-  readonly headers?: Record<string, string>;
-  /** Seconds before the message becomes visible. */
-  readonly delaySec?: number;
-}
-
-/** A body the store refuses (Backend.checkBodies). */
-export interface RefusedBody {
-  /** Its position in the list given. */
-  readonly index: number;
-  /** The store's words, e.g. "unsupported Unicode escape sequence (\u0000 cannot be converted to text.)". */
-  readonly reason: string;
-}
-
-export interface ReceiveOptions {
-  /** How many messages at most (>= 1). */
-  readonly qty: number;
-  /** Visibility timeout in seconds; default: the queue's own (SmoothMQ) or 30. */
-  readonly vtSec?: number;
-  /**
-   * 'safe' (default) claims atomically. 'naive' is the deliberately racy select-then-update,
-   * used only by the tester to prove its checker catches double-dequeues.
-   */
-  readonly dequeue?: 'safe' | 'naive';
-  /** naive only: pause between the select and the update, to widen the race window. */
-  readonly naivePauseMs?: number;
-  /**
-   * Only messages whose body is a JSON object with "r" equal to this (the tester's run id);
-   * others are not claimed, their read counts / tries untouched. Needs capabilities.receiveByRunId.
-   */
-  readonly runId?: string;
-  /**
-   * pgmq: wait up to this many whole seconds for messages when none is visible (read_with_poll;
-   * receiveGrouped: the _with_poll forms). Undefined: answer at once. SmoothMQ: refused.
-   */
-  readonly pollSec?: number;
-}
-
-/** pgmq's grouped reads (Backend.receiveGrouped): read_grouped, read_grouped_rr, read_grouped_head. */
-export const GROUPED_READS = ['grouped', 'grouped-rr', 'grouped-head'] as const;
-export type GroupedRead = (typeof GROUPED_READS)[number];
-
-/** One FIFO group of a queue (Backend.groups). */
-export interface GroupStats {
-  /** The `x-pgmq-group` header's value; null: the group-less lane (messages without it). */
-  readonly group: string | null;
-  readonly ready: number;
-  readonly inFlight: number;
-  readonly delayed: number;
-  /** The group's oldest message: grouped reads hand out nothing of the group while it is in flight. */
-  readonly headId: MessageId;
-  readonly headState: MessageState;
-  readonly headReadCount: number;
-  /** The head message's enqueued_at, vt and (pgmq 1.10+) last_read_at. */
-  readonly headEnqueuedAt?: Date | null;
-  readonly headVisibleAt?: Date;
-  readonly headLastReadAt?: Date | null;
-}
-
-/** A topic binding (pgmq 1.11+): messages sent with a routing key matching `pattern` go to `queue`. */
-export interface TopicBinding {
-  readonly pattern: string;
-  readonly queue: string;
-  readonly boundAt: Date | null;
-}
-
-/** A queue whose inserts send a NOTIFY (pgmq 1.7+, Backend.notifyInsertSettings). */
-export interface NotifyInsertSetting {
-  readonly queue: string;
-  /** At most one notification per this many milliseconds (0: one per inserting statement). */
-  readonly throttleMs: number;
-  readonly lastNotifiedAt: Date | null;
-  /** What to LISTEN on. */
-  readonly channel: string;
-}
-
-/** A message stored by a topic send: which queue got it, under which id. */
-export interface TopicDelivery {
-  readonly queue: string;
-  readonly id: MessageId;
-}
-
 export interface PeekOptions {
   readonly limit: number;
   /** Keyset pagination: ids after this one in the chosen order. */
@@ -275,7 +170,7 @@ export interface ServerInfo {
   readonly schemaCreated?: boolean;
 }
 
-export interface Backend {
+export interface Backend extends FifoTopicMethods {
   readonly kind: BackendKind;
   readonly capabilities: Capabilities;
 
@@ -332,39 +227,6 @@ export interface Backend {
    * count over the id index, changing nothing.
    */
   countBefore?(queue: string, options: CountBeforeOptions): Promise<number>;
-
-  /**
-   * Optional (pgmq 1.9+, capabilities.groups): claims messages by FIFO group (x-pgmq-group):
-   * 'grouped' fills the batch from the oldest available group first, 'grouped-rr' takes
-   * round-robin across groups, 'grouped-head' (capabilities.groupedHead) the head of each of
-   * up to qty groups. A group with a message in flight gives nothing.
-   */
-  receiveGrouped?(queue: string, mode: GroupedRead, options: Pick<ReceiveOptions, 'qty' | 'vtSec' | 'pollSec'>): Promise<Message[]>;
-  /** Optional (capabilities.groups): a queue's FIFO groups, oldest head first; one query. */
-  groups?(queue: string): Promise<GroupStats[]>;
-  /**
-   * Optional (capabilities.topics): sends each message to every queue bound to a pattern the
-   * routing key matches, all in one transaction; returns what each queue got, in order.
-   */
-  sendTopic?(routingKey: string, messages: readonly SendInput[]): Promise<TopicDelivery[]>;
-  /** Optional (capabilities.topics): every topic binding. */
-  topicBindings?(): Promise<TopicBinding[]>;
-  /**
-   * Optional (capabilities.topics): the bindings a routing key matches (pgmq's test_routing),
-   * so the queues a topic send would reach; sends nothing. A key pgmq refuses throws.
-   */
-  testRouting?(routingKey: string): Promise<TopicBinding[]>;
-  /** Optional (capabilities.topics): binds a pattern to a queue; false when it was bound already. */
-  bindTopic?(pattern: string, queue: string): Promise<boolean>;
-  /** Optional (capabilities.topics): false when there was no such binding. */
-  unbindTopic?(pattern: string, queue: string): Promise<boolean>;
-  /**
-   * Optional (capabilities.notifyInsert): NOTIFY on `pgmq.q_<name>.INSERT` after inserts,
-   * at most one per throttleMs; null turns them off.
-   */
-  setNotifyInsert?(queue: string, throttleMs: number | null): Promise<void>;
-  /** Optional (capabilities.notifyInsert): the queues with insert notifications on. */
-  notifyInsertSettings?(): Promise<NotifyInsertSetting[]>;
 
   /**
    * Optional (top's marks): how many messages of `source` the selection takes now; one
