@@ -1,0 +1,29 @@
+// What every pgmq statement builder shares: the statement shape and the message columns an
+// install has (sql.ts re-exports this file).
+
+export interface Query {
+  readonly text: string;
+  readonly values: unknown[];
+  /**
+   * Hot-path statements are named, so node-postgres prepares them once per connection and
+   * the server skips parsing and planning on every call (the tester's send/read/delete loop).
+   * A name must stand for one text only: it carries the column variant.
+   */
+  readonly name?: string;
+}
+
+export const variant = (cols: Columns) => `${cols.headers ? 'h' : ''}${cols.lastReadAt ? 'l' : ''}`;
+
+/** Which optional message columns this pgmq install has (1.5+: headers, 1.10+: last_read_at). */
+export interface Columns {
+  readonly headers: boolean;
+  readonly lastReadAt: boolean;
+}
+
+export function messageColumns(cols: Columns, prefix = ''): string {
+  const p = prefix ? `${prefix}.` : '';
+  const list = [`${p}msg_id`, `${p}read_ct`, `${p}enqueued_at`, `${p}vt`, `${p}message::text AS message`];
+  list.push(cols.headers ? `${p}headers` : 'NULL::jsonb AS headers');
+  list.push(cols.lastReadAt ? `${p}last_read_at` : 'NULL::timestamptz AS last_read_at');
+  return list.join(', ');
+}
