@@ -107,6 +107,12 @@ export async function prepareFanout(backend: Backend, c: TesterConfig, plan: Fan
   for (const key of plan.keys) {
     const to = new Set((await testRouting.call(backend, key)).map((b) => b.queue));
     routes.push(plan.queues.map((q) => to.has(q)));
+    // Its sends would store nothing: the run would measure no message at all.
+    if (!routes.at(-1)!.includes(true)) {
+      throw new SmqError('usage', `the key ${key} reaches none of the --bind queues`, {
+        hint: 'a pattern matches word by word: * stands for one word, # for any number (orders.# matches orders.eu.new)',
+      });
+    }
   }
   return { info, messagesBefore: 0, receiveByRunId: false };
 }

@@ -207,6 +207,31 @@ describe('smq tester --topic where the store has no topics: one line, exit 2, no
     await query(url, 'SELECT pgmq.drop_queue($1)', [`${w}_old`]);
   });
 
+  test('a key that reaches none of the --bind queues: one line before the run, exit 2, nothing left behind', async () => {
+    const url = inject('pgUrl');
+    const w = word();
+    const started = Date.now();
+    const r = await runCli([
+      'tester',
+      '--url',
+      url,
+      '--topic',
+      `${w}.x`,
+      '--topic',
+      `other${w}.y`,
+      '--bind',
+      `${w}.*=${w}_q`,
+      '--duration',
+      '20s',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`the key other${w}\\.y reaches none of the --bind queues`));
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await query(url, 'SELECT queue_name FROM pgmq.meta WHERE queue_name = $1', [`${w}_q`])).toEqual([]);
+    expect(await query(url, 'SELECT * FROM pgmq.test_routing($1)', [`${w}.x`])).toEqual([]);
+  });
+
   const old = inject('pgmqInstalls').find((i) => i.release === '1.4.4');
   test.skipIf(old === undefined)(`pgmq 1.4.4 (no topics)${old ? '' : ` (${NO_RELEASES})`}`, async () => {
     const url = await clonePgmq(old!.template, `fanout_144_${randomBytes(3).toString('hex')}`);
