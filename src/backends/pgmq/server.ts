@@ -2,20 +2,14 @@
 // the tester's connection budget and what a run cost the database (storeActivity).
 import type { ConnectionBudget, HealthInfo, StoreActivity } from '../types.js';
 import { showHost } from './connector.js';
+import { horizonWords, type HorizonRow } from './health-words.js';
 import { REPLICATION, replicationHealth, type ReplicationRow } from './replication.js';
 import { toNumber, type PgmqSession } from './session.js';
 import * as sql from './sql.js';
 
 export async function health(s: PgmqSession): Promise<HealthInfo> {
   const [rows, replication] = await Promise.all([
-    s.run<{
-      xact_age: number | null;
-      xact_pid: number | null;
-      slot: string | null;
-      slot_age: number | null;
-      dead: string | null;
-      live: string | null;
-    }>(sql.HEALTH),
+    s.run<HorizonRow & { dead: string | null; live: string | null }>(sql.HEALTH),
     s.run<ReplicationRow>(REPLICATION),
   ]);
   const r = rows[0]!;
@@ -24,14 +18,13 @@ export async function health(s: PgmqSession): Promise<HealthInfo> {
   const current = s.connector?.multiHost ? s.connector.current : undefined;
   const parts: string[] = current ? [`on ${showHost(current)}`] : [];
   const warnings: string[] = [];
-  if (r.slot && (r.slot_age ?? 0) >= (r.xact_age ?? 0)) parts.push(`vacuum held by slot ${r.slot} (${r.slot_age} xids)`);
-  else if (r.xact_age !== null) parts.push(`oldest xmin: pid ${r.xact_pid} (${r.xact_age} xids)`);
-  else parts.push('vacuum not held back');
+  const horizon = horizonWords(r);
+  parts.push(...horizon.parts);
+  warnings.push(...horizon.warnings);
   const dead = toNumber(r.dead);
   const live = toNumber(r.live);
   parts.push(`dead tuples in queue tables: ${dead}`);
   if (dead > 100_000 && dead > live) warnings.push(`queue tables hold ${dead} dead tuples (more than live ones): vacuum is falling behind`);
-  if ((r.xact_age ?? 0) > 1_000_000) warnings.push(`a transaction (pid ${r.xact_pid}) has held back vacuum for ${r.xact_age} xids`);
   warnings.push(...standbys.warnings);
   const standbyLine = standbys.parts.join(' · ');
   return { summary: parts.join(' · '), warnings, ...(standbyLine ? { replication: standbyLine } : {}) };

@@ -5,6 +5,8 @@ import { invalidInput } from '../../errors.js';
 import type { MessageState, PeekOptions } from '../types.js';
 
 export * from './sql-base.js';
+/** A transaction holding a snapshot for less than this is ordinary work, not a held-back horizon. */
+export const HOLDER_MIN_SEC = 5;
 export * from './sql-stats.js';
 import { messageColumns, variant, type Columns, type Query } from './sql-base.js';
 import { GROUP_KEY } from './sql-stats.js';
@@ -219,17 +221,29 @@ export const PROBE = `
              (SELECT array_agg(attname::text) FROM pg_attribute
                WHERE attrelid = to_regclass('pgmq.message_record') AND attnum > 0 AND NOT attisdropped) AS cols`;
 
-/** top's health line: what holds back vacuum (a transaction or a replication slot), dead tuples. */
+/**
+ * top's health line: what holds back vacuum in this database (as pg_activity shows it): the
+ * client transaction other than this connection holding the oldest snapshot for a while, and
+ * the replication slot holding the oldest xmin; the queue tables' dead tuples.
+ */
 export const HEALTH: Query = {
-  text: `SELECT
-        (SELECT age(backend_xmin) FROM pg_stat_activity WHERE backend_xmin IS NOT NULL ORDER BY age(backend_xmin) DESC LIMIT 1) AS xact_age,
-        (SELECT pid FROM pg_stat_activity WHERE backend_xmin IS NOT NULL ORDER BY age(backend_xmin) DESC LIMIT 1) AS xact_pid,
-        (SELECT slot_name::text FROM pg_replication_slots WHERE xmin IS NOT NULL OR catalog_xmin IS NOT NULL
-           ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC NULLS LAST LIMIT 1) AS slot,
-        (SELECT greatest(age(xmin), age(catalog_xmin)) FROM pg_replication_slots
-           ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC NULLS LAST LIMIT 1) AS slot_age,
+  text: `SELECT h.pid, h.state, h.application_name AS app, host(h.client_addr) AS client, h.xids, h.secs,
+        s.slot_name::text AS slot, s.active AS slot_active, s.slot_xids,
         (SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE schemaname = 'pgmq') AS dead,
-        (SELECT sum(n_live_tup) FROM pg_stat_user_tables WHERE schemaname = 'pgmq') AS live`,
+        (SELECT sum(n_live_tup) FROM pg_stat_user_tables WHERE schemaname = 'pgmq') AS live
+      FROM (SELECT 1) one
+      LEFT JOIN LATERAL (
+        SELECT pid, state, application_name, client_addr, age(backend_xmin) AS xids,
+               extract(epoch FROM now() - coalesce(xact_start, query_start, backend_start))::float8 AS secs
+        FROM pg_stat_activity
+        WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+          AND datname = current_database() AND now() - coalesce(xact_start, query_start, backend_start) >= interval '${HOLDER_MIN_SEC} seconds'
+        ORDER BY age(backend_xmin) DESC, xact_start LIMIT 1) h ON true
+      LEFT JOIN LATERAL (
+        SELECT slot_name, active, greatest(age(xmin), age(catalog_xmin)) AS slot_xids
+        FROM pg_replication_slots
+        WHERE (xmin IS NOT NULL OR catalog_xmin IS NOT NULL) AND (database IS NULL OR database = current_database())
+        ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC LIMIT 1) s ON true`,
   values: [],
 };
 
