@@ -40,6 +40,30 @@ export interface NotifyInsertSetting {
   readonly channel: string;
 }
 
+/**
+ * A LISTEN on a queue's insert notifications, on a connection of its own (Backend.listenInserts).
+ * No lost wake-ups: take `epoch` before a read; wait(epoch) returns at once when a notification
+ * came in since, even one that arrived before wait() was called.
+ */
+export interface InsertListener {
+  /** The channel it listens on. */
+  readonly channel: string;
+  /**
+   * Counts notifications, and reconnections (a LISTEN made anew may have missed some while
+   * the connection was down: a waiter wakes and reads once more).
+   */
+  readonly epoch: number;
+  /**
+   * Resolves 'notified' as soon as epoch passes `since`, 'timeout' after timeoutMs without,
+   * 'closed' once close() is called. Never rejects: a lost connection is reopened in the
+   * background (and LISTENed again) while waiters run into their timeout.
+   */
+  wait(since: number, timeoutMs: number): Promise<'notified' | 'timeout' | 'closed'>;
+  /** Reconnections so far (each one LISTENed again). */
+  readonly reconnects: number;
+  close(): Promise<void>;
+}
+
 /** A message stored by a topic send: which queue got it, under which id. */
 export interface TopicDelivery {
   readonly queue: string;
@@ -80,4 +104,10 @@ export interface FifoTopicMethods {
   setNotifyInsert?(queue: string, throttleMs: number | null): Promise<void>;
   /** Optional (capabilities.notifyInsert): the queues with insert notifications on. */
   notifyInsertSettings?(): Promise<NotifyInsertSetting[]>;
+  /**
+   * Optional (capabilities.notifyInsert): opens a connection of its own (never one of the
+   * backend's pool) and LISTENs on the queue's insert channel; resolves once the LISTEN is in
+   * effect, so reads made after it miss no notification. Throws queue-not-found.
+   */
+  listenInserts?(queue: string): Promise<InsertListener>;
 }

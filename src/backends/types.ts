@@ -53,6 +53,12 @@ export interface Capabilities {
   readonly topics: boolean;
   /** pgmq 1.7+: insert notifications (enable_notify_insert: NOTIFY on `pgmq.q_<name>.INSERT`). */
   readonly notifyInsert: boolean;
+  /**
+   * Insert notifications also fire for a queue named with capitals. Real pgmq (1.7 to 1.13)
+   * finds the setting by the table's lower-case name and so never notifies such a queue; smq's
+   * compat schema keys its trigger on the name as given. False where notifyInsert is.
+   */
+  readonly notifyCapitals: boolean;
   /** pgmq 1.13: set_vt to a point in time (timestamptz), not only seconds from now. */
   readonly setVtAt: boolean;
   /** pop(queue, qty): several messages in one call (pgmq 1.13; 1.4 and 1.5 pop one). */

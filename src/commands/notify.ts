@@ -41,11 +41,11 @@ function notifyOf(backend: Backend) {
   return { set: setNotifyInsert.bind(backend), list: notifyInsertSettings.bind(backend) };
 }
 
-/** --throttle in whole milliseconds (a bare number counts in ms). */
-export function throttleMsOf(value: unknown): number {
-  const ms = parseDuration('throttle', value, { unit: 'ms', bare: 'ms' });
+/** --throttle (or `flag`) in whole milliseconds (a bare number counts in ms). */
+export function throttleMsOf(value: unknown, flag = 'throttle'): number {
+  const ms = parseDuration(flag, value, { unit: 'ms', bare: 'ms' });
   if (!Number.isInteger(ms) || ms > MAX_THROTTLE_MS) {
-    throw usageError(`--throttle ${String(value)} is not a whole number of milliseconds up to 24 days`, 'give e.g. 0, 250ms or 1s');
+    throw usageError(`--${flag} ${String(value)} is not a whole number of milliseconds up to 24 days`, 'give e.g. 0, 250ms or 1s');
   }
   return ms;
 }
@@ -107,6 +107,13 @@ export const notifyCommand: CommandModule<GlobalArgs, NotifyArgs> = {
         const name = after?.queue ?? before?.queue ?? queue;
         const record = after ? { ...settingRecord(after), changed } : { queue: name, notify: false, changed };
         printer.result(record, changed ? describe(name, after) : `nothing changed: ${describe(name, after)}`);
+        // Real pgmq finds the setting by the table's lower-case name: such a queue never notifies.
+        if (after && name !== name.toLowerCase() && !backend.capabilities.notifyCapitals) {
+          const { schema } = await backend.info();
+          printer.note(
+            `warning: ${schema} never notifies a queue named with capitals (${JSON.stringify(name)}): a LISTEN on ${after.channel} hears nothing; name the queue in lower case, or use smq's compat schema`,
+          );
+        }
       },
       { writes: 'smq notify', queues: [queue] },
     );

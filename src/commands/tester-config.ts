@@ -4,6 +4,7 @@ import { redactSecrets, secretsFor, type Target } from '../backends/target.js';
 import { usageError } from '../errors.js';
 import { parseFaultSpec, validateConfig, type Faults, type TesterConfig } from '../tester/index.js';
 import { parseDuration, parseMilliseconds } from '../text/duration.js';
+import { throttleMsOf } from './notify.js';
 import { CONNECT_TIMEOUT_MS, callTimeoutOf, ioOf, tenantOf, type GlobalArgs } from './context.js';
 
 export interface TesterArgs extends GlobalArgs {
@@ -37,6 +38,8 @@ export interface TesterArgs extends GlobalArgs {
   readonly read?: string | undefined;
   readonly poll?: string | undefined;
   readonly ackDelay?: string | undefined;
+  readonly listen?: boolean | undefined;
+  readonly listenThrottle?: string | undefined;
   readonly fault?: string | string[] | undefined;
   readonly topic?: string | string[] | undefined;
   readonly bind?: string | string[] | undefined;
@@ -129,6 +132,8 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     groups: argv.groups === undefined ? undefined : num('groups', argv.groups),
     read: argv.read as TesterConfig['read'],
     pollSec: argv.poll === undefined ? undefined : parseDuration('poll', argv.poll, { unit: 's' }),
+    listen: argv.listen === true,
+    ...(argv.listenThrottle !== undefined ? { listenThrottleMs: throttleMsOf(argv.listenThrottle, 'listen-throttle') } : {}),
     ackDelayMs: argv.ackDelay === undefined ? undefined : parseMilliseconds('ack-delay', argv.ackDelay),
     fanout: fanoutOf(argv),
     hdrLogPath: argv.hdrLog,

@@ -268,6 +268,16 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         describe:
           'the _with_poll reads wait up to this long for messages, 1s to 10s (--read poll: 1s; with a grouped --read: its _with_poll form)',
       })
+      .option('listen', {
+        type: 'boolean',
+        describe:
+          "receivers wait for pgmq's insert notification (LISTEN, pgmq 1.7+; each receiver one more connection) after an empty read instead of polling; --poll: the fallback wait (default 250ms)",
+      })
+      .option('listen-throttle', {
+        type: 'string',
+        requiresArg: true,
+        describe: "with --listen: the throttle the run sets on the queue's notifications (default 0: one per inserting statement)",
+      })
       .option('ack-delay', {
         type: 'string',
         requiresArg: true,
@@ -315,6 +325,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         "$0 tester --url 'postgres://db1:5432,db2:5432/app?target_session_attrs=read-write' --duration 1m",
         'primary and standby: every (re)connect goes to the one that takes writes',
       )
+      .example('$0 tester --url postgres://localhost/app --listen --rate 50 --duration 20s', 'receivers wake on NOTIFY instead of polling')
       .example('$0 tester --sqlite smq.db --rate 2000 --duration 1m --max-p99 50ms --json', 'a latency gate for CI')
       .example(
         "$0 tester --url postgres://db1,db2/app --duration 1m --fault 'exec:patronictl switchover --force@20s'",

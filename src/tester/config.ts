@@ -84,6 +84,13 @@ export interface TesterConfig {
   readonly read?: ReadMode | undefined;
   /** --poll: the _with_poll reads wait up to this many seconds (--read poll: 1 s unless given). */
   readonly pollSec?: number | undefined;
+  /**
+   * --listen: receivers wait for the queue's insert notifications (pgmq 1.7+) after an empty
+   * read, up to the fallback (--poll, else 250 ms), instead of polling (listen.ts).
+   */
+  readonly listen?: boolean | undefined;
+  /** --listen-throttle: the notifications' throttle the run sets (ms; default 0, one per inserting statement). */
+  readonly listenThrottleMs?: number | undefined;
   /** --ack-delay: receivers hold each batch this long before acknowledging it (a consumer's work). */
   readonly ackDelayMs?: number | undefined;
   /**
@@ -209,7 +216,25 @@ function validateFifo(c: TesterConfig): void {
   }
   if (read !== 'plain' && c.dequeue === 'naive')
     throw usageError(`--read ${read} is not a --dequeue naive read`, 'use --read plain with --dequeue naive');
-  if (c.pollSec !== undefined && read === 'plain') throw usageError('--poll is for --read poll and the grouped reads', 'add --read poll');
+  if (c.pollSec !== undefined && read === 'plain' && !c.listen)
+    throw usageError('--poll is for --read poll, the grouped reads and --listen', 'add --read poll');
+  validateListen(c, read);
+}
+
+/** --listen and --listen-throttle (the store's support: listen.ts). */
+function validateListen(c: TesterConfig, read: ReadMode): void {
+  if (c.listenThrottleMs !== undefined) {
+    if (!c.listen) throw usageError('--listen-throttle goes with --listen', 'add --listen');
+    if (!Number.isSafeInteger(c.listenThrottleMs) || c.listenThrottleMs < 0 || c.listenThrottleMs > 2_147_483_647)
+      throw usageError('--listen-throttle must be whole milliseconds, 0 or more', 'for example 0, 100ms or 1s');
+  }
+  if (!c.listen) return;
+  if (read !== 'plain')
+    throw usageError(
+      `--listen waits between plain reads, not with --read ${read}`,
+      'drop --read (or --listen: --read poll waits in the store)',
+    );
+  if (c.receivers === 0) throw usageError('--listen is for receivers', 'give --receivers, or drop --listen');
 }
 
 /** --topic and --bind: given together, on pgmq, in a run of their own queues (the store's support: fanout.ts). */

@@ -3,13 +3,14 @@ import type { Backend, ConnectionBudget } from '../backends/index.js';
 import { SmqError } from '../errors.js';
 
 /**
- * Every sender and receiver holds a connection of its own: refuse a run that needs more than
- * the server has free, before anything is created (a usage problem on this server: exit 2).
+ * Every sender and receiver holds a connection of its own (a receiver two with --listen: its
+ * LISTEN's too): refuse a run that needs more than the server has free, before anything is
+ * created (a usage problem on this server: exit 2).
  */
-export async function checkConnections(backend: Backend, senders: number, receivers: number): Promise<void> {
+export async function checkConnections(backend: Backend, senders: number, receivers: number, listen = false): Promise<void> {
   // Optional in the contract: a store without a connection limit (SQLite) has none.
   if (backend.connectionBudget === undefined) return;
-  const need = senders + receivers;
+  const need = senders + receivers * (listen ? 2 : 1);
   let b: ConnectionBudget;
   try {
     b = await backend.connectionBudget();
@@ -23,7 +24,7 @@ export async function checkConnections(backend: Backend, senders: number, receiv
       : `the ${b.limitedBy}'s connection limit is ${b.limit}`;
   throw new SmqError(
     'usage',
-    `--senders ${senders} --receivers ${receivers} need ${need} connections; the server has ${b.free} free (${why})`,
+    `--senders ${senders} --receivers ${receivers}${listen ? ' --listen' : ''} need ${need} connections; the server has ${b.free} free (${why})`,
     {
       hint: 'lower --senders or --receivers, or raise the limit (--threads does not help: each sender and receiver keeps its own connection)',
     },

@@ -20,6 +20,7 @@ import { planThreads, STOP_TIMEOUT_MS, threadCounts, WorkerPool, workerName, wor
 import type { TesterEvents, TesterPhase } from './progress.js';
 import type { EventLoopStats } from './protocol.js';
 import { buildReport, type StopSignal, type TesterReport } from './report.js';
+import { enableListen, restoreListen } from './listen.js';
 import { abandonRunQueue, dropRunQueue, prepareQueue, runQueueName, type RunQueue } from './run-queue.js';
 import { planSettle } from './settle.js';
 import { databaseFigures, readActivity, readActivityAfter } from './store-figures.js';
@@ -126,10 +127,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const plan = c.fanout && newFanoutPlan(c, c.fanout);
     let cpuStart: NodeJS.CpuUsage | undefined;
     let reachable = true;
+    let listen: Awaited<ReturnType<typeof enableListen>>;
     try {
       // Refused before anything is created: a terminate fault this role may not carry out.
       await this.failover.checkPrivilege(backend);
       const { info, messagesBefore, receiveByRunId } = plan ? await prepareFanout(backend, c, plan) : await prepareQueue(backend, c, queue);
+      listen = await enableListen(backend, c, plan ? plan.queues.map((name) => ({ name, created: true })) : [queue], info);
       await this.failover.noteMain(backend);
       const activityBefore = await readActivity(backend, queue.name);
       if (c.hdrLogPath) this.hdrLog = HdrLog.open(c.hdrLogPath);
@@ -180,12 +183,14 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         : await reconcile(backend, queue.name, this.runId, collector.checker, calls, judging);
       reachable = after.reachable;
       if (reachable) await this.failover.noteMain(backend, true);
-      const warnings = [...after.warnings, ...this.failover.warnings];
+      const warnings = [...after.warnings, ...this.failover.warnings, ...(listen?.warning ? [listen.warning] : [])];
       if (this.settleNote !== undefined) warnings.push(this.settleNote);
       const sent = collector.checker.ackedSends;
       const activityAfter = reachable ? await readActivityAfter(backend, queue.name, activityBefore, sent) : undefined;
       const notDropped = await dropRunQueue(backend, c, queue, calls, reachable);
       if (notDropped !== undefined) warnings.push(notDropped);
+      const notRestored = reachable ? await restoreListen(backend, listen?.setup) : undefined;
+      if (notRestored !== undefined) warnings.push(notRestored);
       if (plan) warnings.push(...(await cleanUpFanout(backend, c, plan, !reachable)));
       // What the failover lost or brought back, told message by message by the checker's count.
       const attribution = this.failover.attribution();
@@ -231,6 +236,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         environment,
         warnings,
         database: databaseFigures(activityBefore, activityAfter, sent),
+        listen: listen?.setup,
       });
       this.setPhase('done');
       this.emitProgress(); // the final frame of a live view
@@ -240,6 +246,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       await this.failover.finish(0);
       await this.pool.terminateAll();
       await abandonRunQueue(backend, c, queue);
+      await withDeadline(restoreListen(backend, listen?.setup), END_CALL_HURRIED_MS, 'restoring').catch(() => undefined);
       if (plan) await cleanUpFanout(backend, c, plan, true).catch(() => undefined);
       throw e;
     } finally {

@@ -12,6 +12,7 @@ import { isSmqError, SmqError } from '../errors.js';
 import { EXAMPLE_CLASSES, type CheckerSummary, type DeliveryChecker, type MessageRef, type SendOutcome } from './checker.js';
 import type { FanoutConfig, TesterConfig } from './config.js';
 import { checkConnections } from './connections.js';
+import { checkListenSupport } from './listen.js';
 import { errorText } from './failures.js';
 import { withDeadline } from './lifecycle.js';
 import type { PreparedQueue } from './run-queue.js';
@@ -72,6 +73,7 @@ export async function prepareFanout(backend: Backend, c: TesterConfig, plan: Fan
       hint: 'pgmq 1.11 added topic routing',
     });
   }
+  checkListenSupport(backend, c, info);
   for (const q of plan.queues) validateQueueName(backend.kind, q);
   for (const q of plan.queues) {
     const exists = await backend.queueStats(q).then(
@@ -93,7 +95,7 @@ export async function prepareFanout(backend: Backend, c: TesterConfig, plan: Fan
       });
     }
   }
-  await checkConnections(backend, c.senders, c.receivers);
+  await checkConnections(backend, c.senders, c.receivers, c.listen);
   for (const q of plan.queues) {
     if (await backend.createQueue(q, { visibilityTimeoutSec: c.vtSec, maxRetries: -1 })) plan.created.push(q);
   }

@@ -2,6 +2,7 @@
 // setup, spawning them and waiting until each has connected, STOP and terminate, and the
 // routing of what each worker says (its tagged messages, its crash, its exit) to the engine's
 // handlers. The pool knows nothing of messages, checks or the drain.
+import { listenFallbackMs } from './listen.js';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { OpenOptions } from '../backends/index.js';
@@ -119,7 +120,9 @@ export function workerSetup(role: WorkerRole, indices: readonly number[], x: Run
     groups: c.groups ?? 0,
     read: c.read ?? 'plain',
     // --read poll waits 1 s unless told: long enough to save empty reads, short enough for STOP.
-    pollSec: c.pollSec ?? (c.read === 'poll' ? 1 : undefined),
+    // --listen: --poll is the fallback of the wait between plain reads, not a read's own poll.
+    pollSec: c.listen ? undefined : (c.pollSec ?? (c.read === 'poll' ? 1 : undefined)),
+    listen: c.listen ? { fallbackMs: listenFallbackMs(c) } : undefined,
     ackDelayMs: c.ackDelayMs ?? 0,
     receiveByRunId: x.receiveByRunId,
     fanout: x.fanout,

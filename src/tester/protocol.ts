@@ -57,6 +57,8 @@ export interface WorkerSetup {
   /** Receivers: how they read (config.ts READ_MODES), the poll time of the _with_poll reads, and how long they hold a batch. */
   readonly read: ReadMode;
   readonly pollSec: number | undefined;
+  /** --listen: after an empty read a receiver waits for an insert notification, at most fallbackMs (listen.ts). */
+  readonly listen: { readonly fallbackMs: number } | undefined;
   readonly ackDelayMs: number;
   /**
    * Receivers ask the store for this run's messages only (ReceiveOptions.runId): the queue held
@@ -140,6 +142,10 @@ export interface WorkerTotals {
   readonly backlogStuck: number;
   /** With --rate and --duration: messages due before the end that were never sent (behind schedule when the time was up). */
   readonly scheduledNotSent: number;
+  /** --listen: waits after an empty read ended by a notification, by the fallback; the LISTEN connections made again. */
+  readonly listenNotified: number;
+  readonly listenFallbacks: number;
+  readonly listenReconnects: number;
   /** Messages deleted by the deleteAfterSendEvery fault. */
   readonly faultDeleted: number;
   /** After the warm-up: messages sent / delivered, and the first and last such moment (µs). */

@@ -1,6 +1,7 @@
 // Parts of the report document that are plain sums or copies (report.ts puts them together):
 // the config as run, the calls by kind, the backlog's peak.
 import type { TesterConfig } from './config.js';
+import { listenFallbackMs } from './listen.js';
 import type { WorkerTotals } from './protocol.js';
 import type { SecondCounts } from './series.js';
 
@@ -76,7 +77,8 @@ export function configReport(
     naivePauseMs: c.naivePauseMs ?? 0,
     groups: c.groups ?? 0,
     read: c.read ?? 'plain',
-    pollSec: c.pollSec ?? (c.read === 'poll' ? 1 : null),
+    pollSec: c.listen ? null : (c.pollSec ?? (c.read === 'poll' ? 1 : null)),
+    listen: c.listen ? { throttleMs: c.listenThrottleMs ?? 0, fallbackMs: listenFallbackMs(c) } : null,
     ackDelayMs: c.ackDelayMs ?? 0,
     fanout: c.fanout ?? null,
     maxP99Ms: c.maxP99Ms ?? null,

@@ -91,7 +91,9 @@ export function formatReport(r: TesterReport): string {
   const poll = cfg['pollSec'] !== undefined && cfg['pollSec'] !== null ? ` (poll ${String(cfg['pollSec'])} s)` : '';
   const groups = Number(cfg['groups'] ?? 0) > 0 ? `, ${String(cfg['groups'])} FIFO groups` : '';
   const ackDelay = Number(cfg['ackDelayMs'] ?? 0) > 0 ? ` after ${fmt(Number(cfg['ackDelayMs']))} ms` : '';
-  out.push(`dequeue     ${String(env['dequeue'])}${iso}${read}${poll}${groups}, ack by ${String(cfg['ack'])}${ackDelay}`);
+  const l = r.listen;
+  const listen = l ? `, --listen (notify throttle ${int(l.throttleMs)} ms, fallback ${int(l.fallbackMs)} ms)` : '';
+  out.push(`dequeue     ${String(env['dequeue'])}${iso}${read}${poll}${groups}${listen}, ack by ${String(cfg['ack'])}${ackDelay}`);
   const amount =
     cfg['messagesPerSender'] !== undefined && cfg['messagesPerSender'] !== null
       ? `${int(Number(cfg['messagesPerSender']))} messages per sender`
@@ -168,6 +170,12 @@ export function formatReport(r: TesterReport): string {
     out.push(
       `receives    ${int(k.receive)} calls: ${int(k.receiveWithMessages)} returned messages, ${int(k.receiveEmpty)} empty` +
         (k.receiveFailed > 0 ? `, ${int(k.receiveFailed)} failed` : ''),
+    );
+  }
+  if (l) {
+    out.push(
+      `listen      ${int(l.notified + l.fallbacks)} waits after an empty read: ${int(l.notified)} ended by a notification, ${int(l.fallbacks)} by the fallback` +
+        (l.reconnects > 0 ? `; LISTEN connections made again ${int(l.reconnects)} time(s)` : ''),
     );
   }
   if (r.errors.count > 0) {

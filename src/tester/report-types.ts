@@ -99,6 +99,18 @@ export interface TesterReport {
     /** Messages left in the queue when the run ended (before any drop). */
     readonly messagesAfter: number | null;
   };
+  /**
+   * --listen: the notifications' throttle the run set and the fallback of a receiver's wait
+   * (ms); the waits after an empty read that a notification ended, that the fallback ended;
+   * the LISTEN connections made again after being lost. null: no --listen.
+   */
+  readonly listen: {
+    readonly throttleMs: number;
+    readonly fallbackMs: number;
+    readonly notified: number;
+    readonly fallbacks: number;
+    readonly reconnects: number;
+  } | null;
   /** What the run cost the database (pgmq: the queue tables' counters, WAL); null where the store has none. */
   readonly database: DatabaseFigures | null;
   readonly tester: {

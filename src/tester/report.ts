@@ -1,5 +1,6 @@
 // The final report of a run: the JSON document (--json), built from what the run saw by a pure
 // function (buildReport). report-text.ts renders it as the text table.
+import type { ListenSetup } from './listen.js';
 import type { FanoutReport } from './fanout.js';
 import type { CheckerSummary } from './checker.js';
 import type { TesterConfig } from './config.js';
@@ -79,6 +80,8 @@ export interface ReportInput {
   readonly warnings: readonly string[];
   /** store-figures.ts; null or left out: the store has no counters. */
   readonly database?: DatabaseFigures | null;
+  /** --listen: the throttle and fallback the run used (listen.ts). */
+  readonly listen?: ListenSetup | undefined;
   /** Faults, servers and write outages (failover.ts); none when left out. */
   readonly failover?: FailoverReport | undefined;
 }
@@ -249,6 +252,15 @@ export function buildReport(x: ReportInput): TesterReport {
     ...(x.fanout ? { fanout: x.fanout } : {}),
     queue: { ...x.queue },
     database: x.database ?? null,
+    listen: x.listen
+      ? {
+          throttleMs: x.listen.throttleMs,
+          fallbackMs: x.listen.fallbackMs,
+          notified: sum('receiver', (t) => t.listenNotified),
+          fallbacks: sum('receiver', (t) => t.listenFallbacks),
+          reconnects: sum('receiver', (t) => t.listenReconnects),
+        }
+      : null,
     tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, cores, workers },
     errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
     maxP99,

@@ -5,6 +5,7 @@ import { validateQueueName } from '../backends/names.js';
 import { SmqError } from '../errors.js';
 import type { TesterConfig } from './config.js';
 import { checkConnections } from './connections.js';
+import { checkListenSupport } from './listen.js';
 import { errorText } from './failures.js';
 import { END_CALL_HURRIED_MS, type AfterRunCalls } from './verify.js';
 import { withDeadline } from './lifecycle.js';
@@ -40,7 +41,8 @@ export async function prepareQueue(backend: Backend, c: TesterConfig, queue: Run
   }
   const info = await backend.info();
   checkFifoSupport(backend, c, info);
-  await checkConnections(backend, c.senders, c.receivers);
+  checkListenSupport(backend, c, info);
+  await checkConnections(backend, c.senders, c.receivers, c.listen);
   if (c.senders > 0) queue.created = await backend.createQueue(queue.name, { visibilityTimeoutSec: c.vtSec, maxRetries: -1 });
   const before = await backend.queueStats(queue.name); // a drain (--senders 0): throws queue-not-found
   const messagesBefore = before.total;

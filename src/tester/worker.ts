@@ -5,11 +5,11 @@
 // something goes wrong. The loops themselves are loops/sender.ts and loops/receiver.ts.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openBackend, type Backend } from '../backends/index.js';
+import { openBackend, type Backend, type InsertListener } from '../backends/index.js';
 import { errorKind, errorText } from './failures.js';
 import { withDeadline } from './lifecycle.js';
 import { loopContext } from './loops/context.js';
-import { runReceiver } from './loops/receiver.js';
+import { receiverQueue, runReceiver } from './loops/receiver.js';
 import { runSender } from './loops/sender.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.js';
 import { Recorder } from './recorder.js';
@@ -55,17 +55,30 @@ const started = new Promise<void>((resolve) => {
 
 const lag = monitorEventLoopDelay({ resolution: 10 });
 
+/** --listen: each receiver's LISTEN, on a connection of its own, in effect before its first read. */
+async function openListeners(backends: readonly Backend[], into: InsertListener[]): Promise<void> {
+  if (setup.role !== 'receiver' || !setup.listen) return;
+  for (const [i, index] of setup.indices.entries()) {
+    const backend = backends[i]!;
+    // The run checked the store has them (listen.ts checkListenSupport).
+    into.push(await openRetrying(() => backend.listenInserts!(receiverQueue(setup, index)), setup.outageTimeoutMs, ctx.stop));
+  }
+}
+
 async function main(): Promise<void> {
   const backends: Backend[] = [];
+  const listeners: InsertListener[] = [];
+  const closeAll = () => Promise.all([...listeners, ...backends].map((b) => b.close().catch(() => undefined)));
   try {
     for (let i = 0; i < setup.indices.length; i++) {
       backends.push(await openRetrying(() => openBackend(setup.target, { ...setup.open, create: false }), setup.outageTimeoutMs, ctx.stop));
     }
+    await openListeners(backends, listeners);
     const info = await withDeadline(backends[0]!.info(), setup.outageTimeoutMs, 'reading the server version');
     port.postMessage({ type: 'READY', info, isolation: info.isolation ?? null } satisfies FromWorker);
   } catch (e) {
     recorder.error(errorText(e), true, errorKind(e));
-    await Promise.all(backends.map((b) => b.close().catch(() => undefined)));
+    await closeAll();
     return;
   }
   await started;
@@ -78,7 +91,7 @@ async function main(): Promise<void> {
   }, FLUSH_MS);
   try {
     const run = setup.role === 'sender' ? runSender : runReceiver;
-    await Promise.all(setup.indices.map((index, i) => run(ctx, index, backends[i]!)));
+    await Promise.all(setup.indices.map((index, i) => run(ctx, index, backends[i]!, listeners[i])));
   } catch (e) {
     recorder.countError(errorKind(e));
     recorder.totals.lastError = errorText(e);
@@ -86,6 +99,7 @@ async function main(): Promise<void> {
   } finally {
     clearInterval(timer);
   }
+  recorder.totals.listenReconnects = listeners.reduce((a, l) => a + l.reconnects, 0);
   recorder.progress(true, lag.percentile(99) / 1e6);
   lag.disable();
   const elu = performance.eventLoopUtilization(elu0);
@@ -95,7 +109,7 @@ async function main(): Promise<void> {
     maxMs: lag.max / 1e6,
     utilization: elu.utilization,
   });
-  const closed = Promise.all(backends.map((b) => b.close().catch(() => undefined))).then(() => true);
+  const closed = closeAll().then(() => true);
   const inTime = await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSE_GRACE_MS).unref())]);
   port.close();
   // A connection to a hung server never finishes closing and would keep this thread alive.

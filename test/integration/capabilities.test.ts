@@ -19,6 +19,8 @@ const ALL_PGMQ_113 = {
   groupedHead: true,
   topics: true,
   notifyInsert: true,
+  // The compat schema notifies a queue named with capitals; real pgmq 1.13.0 never does.
+  notifyCapitals: true,
   setVtAt: true,
   popQty: true,
 } as const;
@@ -33,6 +35,7 @@ const BY_RELEASE: Record<string, Partial<Capabilities>> = {
     groupedHead: false,
     topics: false,
     notifyInsert: false,
+    notifyCapitals: false,
     setVtAt: false,
     popQty: false,
   },
@@ -44,10 +47,11 @@ const BY_RELEASE: Record<string, Partial<Capabilities>> = {
     groupedHead: false,
     topics: false,
     notifyInsert: false,
+    notifyCapitals: false,
     setVtAt: false,
     popQty: false,
   },
-  '1.13.0': ALL_PGMQ_113,
+  '1.13.0': { ...ALL_PGMQ_113, notifyCapitals: false },
 };
 
 const PGMQ_ALWAYS = {
@@ -82,6 +86,7 @@ test('a SmoothMQ file: no groups, topics or notifications', async () => {
       groupedHead: false,
       topics: false,
       notifyInsert: false,
+      notifyCapitals: false,
       setVtAt: false,
       popQty: false,
       headers: false,

@@ -120,6 +120,26 @@ describe.each(stores113('notify'))('on $name', (store) => {
     expect(ok(await smq(['queues', '--output', 'table'])).stdout).toMatch(new RegExp(`^${q}\\s.*\\soff$`, 'm'));
   });
 
+  test('a queue named with capitals: real pgmq never notifies it, and `on` says so in one line; the compat schema does', async () => {
+    const q = `Cap_${randomBytes(4).toString('hex')}`;
+    ok(await smq(['create', q]));
+    const r = await smq(['notify', q, 'on', '--throttle', '0']);
+    expect(r.code).toBe(0);
+    expect(ndjson(r.stdout)[0]).toMatchObject({ queue: q, notify: true, channel: channelOf(q.toLowerCase()) });
+    const compat = store.name.startsWith("smq's compat");
+    const heard = await notificationsDuring(db, q.toLowerCase(), sends(q, 1));
+    if (compat) {
+      expect(r.stderr).toBe('');
+      expect(heard).toBe(1);
+    } else {
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^warning: .* never notifies a queue named with capitals .*pgmq\.q_cap_[0-9a-f]+\.INSERT/);
+      expect(heard).toBe(0);
+    }
+    // Turning them off says nothing more.
+    expect(ok(await smq(['notify', q, 'off'])).stderr).toBe('');
+  });
+
   test('bad use: one line, exit 2, nothing changed; a missing queue: exit 3', async () => {
     const q = uniqueQueue();
     ok(await smq(['create', q]));

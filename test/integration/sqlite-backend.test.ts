@@ -227,6 +227,7 @@ describe('creating and opening files', () => {
       groupedHead: false,
       topics: false,
       notifyInsert: false,
+      notifyCapitals: false,
       setVtAt: false,
       popQty: false,
     });

@@ -9,6 +9,7 @@ const none: FeatureProbe = {
   grouped_head: false,
   topics: false,
   notify_insert: false,
+  notify_capitals: false,
   set_vt_at: false,
   pop_qty: false,
 };
@@ -23,6 +24,7 @@ test('pgmq 1.4 (no headers column, none of the newer functions)', () => {
     groupedHead: false,
     topics: false,
     notifyInsert: false,
+    notifyCapitals: false,
     setVtAt: false,
     popQty: false,
   });
@@ -36,6 +38,7 @@ test('everything present', () => {
     grouped_head: true,
     topics: true,
     notify_insert: true,
+    notify_capitals: true,
     set_vt_at: true,
     pop_qty: true,
   };
@@ -51,4 +54,10 @@ test('grouped reads need the headers column the group lives in', () => {
 
 test('a probe without message_record columns (null) offers no optional column', () => {
   expect(pgmqCapabilities({ ...none, cols: null })).toMatchObject({ headers: false, lastReadAt: false });
+});
+
+test("real pgmq's insert notifications never fire for a queue named with capitals; the compat schema's do", () => {
+  expect(pgmqCapabilities({ ...none, notify_insert: true })).toMatchObject({ notifyInsert: true, notifyCapitals: false });
+  expect(pgmqCapabilities({ ...none, notify_insert: true, notify_capitals: true })).toMatchObject({ notifyCapitals: true });
+  expect(pgmqCapabilities({ ...none, notify_capitals: true })).toMatchObject({ notifyCapitals: false });
 });

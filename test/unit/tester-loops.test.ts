@@ -57,6 +57,7 @@ function setupFor(role: WorkerRole, patch: Partial<WorkerSetup> = {}): WorkerSet
     groups: 0,
     read: 'plain',
     pollSec: undefined,
+    listen: undefined,
     ackDelayMs: 0,
     receiveByRunId: false,
     messages: undefined,

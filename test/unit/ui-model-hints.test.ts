@@ -23,6 +23,7 @@ const PGMQ: Capabilities = {
   groupedHead: true,
   topics: true,
   notifyInsert: true,
+  notifyCapitals: true,
   setVtAt: true,
   popQty: true,
 };

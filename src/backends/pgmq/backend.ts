@@ -16,6 +16,7 @@ import type {
   GroupedRead,
   GroupStats,
   HealthInfo,
+  InsertListener,
   ListQueuesOptions,
   Message,
   MessageId,
@@ -48,6 +49,7 @@ import * as ops from './ops.js';
 import * as queues from './queues.js';
 import * as server from './server.js';
 import * as inspect from './inspect.js';
+import { listenInserts } from './listen.js';
 import { CLOSE_GRACE_MS, PgmqSession, type Pool } from './session.js';
 import * as sql from './sql.js';
 import { closeWithin, SocketTracker } from './sockets.js';
@@ -290,6 +292,10 @@ export class PgmqBackend implements Backend {
 
   notifyInsertSettings(): Promise<NotifyInsertSetting[]> {
     return features.notifyInsertSettings(this.s, this.capabilities);
+  }
+
+  listenInserts(queue: string): Promise<InsertListener> {
+    return listenInserts(this.s, this.capabilities, queue);
   }
 
   countSelected(queue: string, selection: MessageSelection, source: MessageSource = 'queue'): Promise<number> {

@@ -13,6 +13,12 @@ export interface FeatureProbe {
   readonly grouped_head: boolean;
   readonly topics: boolean;
   readonly notify_insert: boolean;
+  /**
+   * smq's compat schema's trigger function, which finds a queue's setting by the name as given
+   * (pgmq's own, notify_queue_listeners, by the table's lower-case name: a queue named with
+   * capitals is never notified).
+   */
+  readonly notify_capitals: boolean;
   readonly set_vt_at: boolean;
   readonly pop_qty: boolean;
 }
@@ -36,6 +42,7 @@ export function pgmqCapabilities(probe: FeatureProbe): Capabilities {
     groupedHead: probe.grouped_head && cols.has('headers'),
     topics: probe.topics,
     notifyInsert: probe.notify_insert,
+    notifyCapitals: probe.notify_insert && probe.notify_capitals,
     setVtAt: probe.set_vt_at,
     popQty: probe.pop_qty,
   };

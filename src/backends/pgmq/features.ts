@@ -143,7 +143,7 @@ export async function unbindTopic(s: PgmqSession, caps: Capabilities, pattern: s
 }
 
 /** The name pgmq.meta keeps for the queue (bindings and notification settings use it); exit 3 when none. */
-async function storedName(s: PgmqSession, queue: string): Promise<string> {
+export async function storedName(s: PgmqSession, queue: string): Promise<string> {
   s.name(queue);
   const stored = await s.stored(queue);
   if (stored === undefined) throw queueNotFound(queue);

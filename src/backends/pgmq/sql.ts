@@ -216,6 +216,7 @@ export const PROBE = `
              to_regprocedure('pgmq.bind_topic(text,text)') IS NOT NULL
                AND to_regprocedure('pgmq.send_topic(text,jsonb)') IS NOT NULL AS topics,
              to_regprocedure('pgmq.enable_notify_insert(text,integer)') IS NOT NULL AS notify_insert,
+             to_regprocedure('pgmq._smq_notify_insert()') IS NOT NULL AS notify_capitals,
              to_regprocedure('pgmq.set_vt(text,bigint,timestamptz)') IS NOT NULL AS set_vt_at,
              to_regprocedure('pgmq.pop(text,integer)') IS NOT NULL AS pop_qty,
              (SELECT array_agg(attname::text) FROM pg_attribute

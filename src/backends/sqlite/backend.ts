@@ -53,6 +53,7 @@ export const SQLITE_CAPABILITIES: Capabilities = Object.freeze({
   groupedHead: false,
   topics: false,
   notifyInsert: false,
+  notifyCapitals: false,
   setVtAt: false,
   popQty: false,
 });

@@ -36,9 +36,13 @@ export class LoopClock {
 export class Stop {
   stopping = false;
   private readonly wakers = new Set<() => void>();
+  private resolveStopped!: () => void;
+  /** Resolves on stop(): a wait that is not a pause (a LISTEN's) races it. */
+  readonly stopped = new Promise<void>((resolve) => (this.resolveStopped = resolve));
 
   stop(): void {
     this.stopping = true;
+    this.resolveStopped();
     for (const wake of this.wakers) wake();
   }
 

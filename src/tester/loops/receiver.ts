@@ -1,7 +1,7 @@
 // One receiver: receives in batches, records each delivery of this run's messages as an
 // event for the checker, acknowledges them (delete or archive) pipelined behind its next
 // receive, and hands messages of others back. Runs until the run stops.
-import type { Backend, Message } from '../../backends/index.js';
+import type { Backend, InsertListener, Message } from '../../backends/index.js';
 import { SmqError } from '../../errors.js';
 import { decodeBody } from '../body.js';
 import { EventKind } from '../events.js';
@@ -11,6 +11,7 @@ import type { WorkerSetup } from '../protocol.js';
 import type { ReceiverRecord } from '../recorder.js';
 import { backoffMs, EMPTY_RECEIVE_BACKOFF } from '../retry.js';
 import { failed, type LoopContext, type LoopSlot } from './context.js';
+import { waitForInsert } from './listen-wait.js';
 import { checkServer } from './server-check.js';
 
 /** A receive asks for at most this many more than --batch while it hands foreign messages back. */
@@ -24,6 +25,8 @@ interface ReceiverSlot extends LoopSlot {
   readonly laneOffset: number;
   /** Foreign messages it holds, to hand back (visible again) behind its next receive. */
   handBack: bigint[];
+  /** --listen: its LISTEN on the queue's insert notifications (a connection of its own). */
+  readonly listener: InsertListener | undefined;
 }
 
 /** A batch's acknowledgement, in flight while the receiver asks for the next batch. */
@@ -107,16 +110,23 @@ function readCall(setup: WorkerSetup, backend: Backend, queue: string): (qty: nu
   return (qty) => backend.receive(queue, { qty, vtSec, dequeue, naivePauseMs, ...only, ...poll });
 }
 
-export async function runReceiver(ctx: LoopContext, index: number, backend: Backend): Promise<void> {
+/** The queue receiver `index` reads: the run's, or (--topic) one of the bound queues in turn. */
+export function receiverQueue(setup: WorkerSetup, index: number): string {
+  const fanout = setup.fanout;
+  return fanout ? fanout.queues[index % fanout.queues.length]! : setup.queue;
+}
+
+export async function runReceiver(ctx: LoopContext, index: number, backend: Backend, listener?: InsertListener): Promise<void> {
   const fanout = ctx.setup.fanout;
   const j = fanout ? index % fanout.queues.length : 0;
   const slot: ReceiverSlot = {
     index,
     backend,
-    queue: fanout ? fanout.queues[j]! : ctx.setup.queue,
+    queue: receiverQueue(ctx.setup, index),
     laneOffset: fanout ? j * fanout.senders : 0,
     record: ctx.recorder.addReceiver(index),
     handBack: [],
+    listener,
     consecutiveErrors: 0,
     failingSinceUs: undefined,
     serverUnknown: true,
@@ -164,6 +174,9 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     // Foreign messages at the head of the queue (pgmq reads the oldest ids first) would fill
     // every batch: ask for as many more as are being handed back, so the run's still come.
     const qty = batch + Math.min(slot.handBack.length, MAX_FOREIGN_EXTRA);
+    // --listen: the notifications so far, taken before the read goes out, so that one sent
+    // while the read runs (or before the wait begins) ends the wait at once: no lost wake-up.
+    const since = slot.listener?.epoch ?? 0;
     const receiving = watch.track(read(qty), issuedUs / 1000);
     receiving.catch(() => undefined); // handled below, after the acknowledgement ahead of it
     // Foreign messages of the previous batch go back behind this receive: it cannot take them again.
@@ -202,8 +215,9 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     if (messages.length === 0) {
       totals.emptyReceives += 1;
       counter.at(second).emptyReceives += 1;
+      if (slot.listener) await waitForInsert(ctx, slot.listener, since);
       // A read with poll waited for messages already.
-      if (pollSec === undefined) await stop.pause(backoffMs(idle++, EMPTY_RECEIVE_BACKOFF));
+      else if (pollSec === undefined) await stop.pause(backoffMs(idle++, EMPTY_RECEIVE_BACKOFF));
       continue;
     }
     const ours: { sender: number; seq: number; id: bigint }[] = [];

@@ -34,6 +34,7 @@ export const PGMQ_CAPABILITIES: Capabilities = {
   groupedHead: true,
   topics: true,
   notifyInsert: true,
+  notifyCapitals: true,
   setVtAt: true,
   popQty: true,
 };
@@ -53,6 +54,7 @@ export const SQLITE_CAPABILITIES: Capabilities = {
   groupedHead: false,
   topics: false,
   notifyInsert: false,
+  notifyCapitals: false,
   setVtAt: false,
   popQty: false,
 };
