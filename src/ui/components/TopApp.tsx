@@ -38,6 +38,7 @@ import { TopicsScreen } from './views/TopicsScreen.js';
 import { SearchScreen } from './views/SearchScreen.js';
 import { DetailsScreen } from './views/DetailsScreen.js';
 import { useSearch } from '../hooks/useSearch.js';
+import { usePager } from '../hooks/usePager.js';
 import { SEARCH_HINTS } from '../model/search.js';
 import { DETAILS_HINTS } from '../model/details.js';
 import { viewHelp, viewHints } from '../model/view-keys.js';
@@ -98,6 +99,7 @@ export function TopApp(props: TopAppProps) {
     refreshList: monitor.refreshNow,
   });
   const search = useSearch();
+  const pager = usePager(caps, say);
   const [details, setDetails] = useState<QueueRef | undefined>(undefined);
   const ops = useOps({
     readOnly,
@@ -173,6 +175,9 @@ export function TopApp(props: TopAppProps) {
       }
       case 'pause':
         return setPaused((p) => !p);
+      case 'pager':
+        if (queue) pager(queue, message);
+        return;
       case 'refresh':
         return monitor.refreshNow();
       case 'back':
