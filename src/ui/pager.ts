@@ -65,7 +65,9 @@ export function runPager(text: string, term: PagerTerminal): PagerResult {
       // Without $PAGER, a missing less gives way to more.
       if (!fromEnv && r.status === 127 && i < commands.length - 1) continue;
       problem =
-        !fromEnv && r.status === 127 ? 'no pager found: less and more are not installed (set PAGER)' : pagerProblem(command, r.status, r.signal, r.error);
+        !fromEnv && r.status === 127
+          ? 'no pager found: less and more are not installed (set PAGER)'
+          : pagerProblem(command, r.status, r.signal, r.error);
       break;
     }
   } catch (e) {

@@ -37,7 +37,12 @@ function fakeTerminal(env: NodeJS.ProcessEnv) {
 describe('the text for the pager', () => {
   test('whole lines (no 1,000-character cut), headers as pretty JSON, escapes escaped', () => {
     const long = 'x'.repeat(5000);
-    const text = pagerText(msg(JSON.stringify({ a: long, red: '\u001b[31mred', rtl: 'שלום 👍🏽' }), { 'x-trace': 'a\u0007b' }), CAPS, 'orders', 0);
+    const text = pagerText(
+      msg(JSON.stringify({ a: long, red: '\u001b[31mred', rtl: 'שלום 👍🏽' }), { 'x-trace': 'a\u0007b' }),
+      CAPS,
+      'orders',
+      0,
+    );
     expect(text).toContain(`"a": "${long}"`);
     expect(text).toContain('"red": "\\u001b[31mred"'); // JSON's own escape, as stored
     expect(text).toContain('"rtl": "שלום 👍🏽"');
@@ -81,7 +86,10 @@ describe('running the pager', () => {
   });
   test('PAGER=/nonexistent: one line, the terminal given back all the same', () => {
     const f = fakeTerminal({ PATH: process.env['PATH'], PAGER: '/nonexistent' });
-    expect(runPager('x', f.term)).toEqual({ ok: false, problem: 'pager "/nonexistent" not found (set PAGER to a pager that is installed)' });
+    expect(runPager('x', f.term)).toEqual({
+      ok: false,
+      problem: 'pager "/nonexistent" not found (set PAGER to a pager that is installed)',
+    });
     expect(f.out.join('')).toContain('\u001b[?1049h');
     expect(f.redraws()).toBe(1);
   });

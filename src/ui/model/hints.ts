@@ -47,6 +47,8 @@ export function keyHints(
       ...act([
         { text: 'P purge', rank: 4 },
         { text: 's send', rank: 3 },
+        { text: 'n new', rank: 7 },
+        { text: '^D drop', rank: 10 },
       ]),
       { text: '? help', rank: 0 },
       { text: 'q quit', rank: 0 },

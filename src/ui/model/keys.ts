@@ -53,6 +53,9 @@ export type Command =
   | { readonly type: 'wrap' }
   /** h/l (and ←/→ in the detail): long lines sideways; `orBack`: ← at the left edge goes back. */
   | { readonly type: 'hscroll'; readonly direction: 1 | -1; readonly orBack?: boolean }
+  /** `n` / Ctrl-D on the list: create a queue, drop the highlighted one (hooks/useQueueAdmin). */
+  | { readonly type: 'createQueue' }
+  | { readonly type: 'dropQueue' }
   /** `p`: the message (body and headers) in $PAGER (hooks/usePager). */
   | { readonly type: 'pager' }
   | OpsCommand;
@@ -79,6 +82,9 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
   if (screen === 'list') {
     // Space pauses on the list, marks a row in the queue view, pages in the message detail.
     if (input === ' ') return { type: 'pause' };
+    // k9s drops with Ctrl-D; D sorts by DELAYED here.
+    if (key.ctrl && input === 'd') return { type: 'dropQueue' };
+    if (input === 'n' && !key.ctrl) return { type: 'createQueue' };
     if (key.return) return { type: 'open' };
     if (key.escape) return { type: 'back' };
     if (input === 'q') return { type: 'quit' };
@@ -164,6 +170,10 @@ export function helpFor(
     if (screen !== 'message') {
       actions.push({ keys: 'P', what: 'purge the queue (type its name to confirm)' });
       actions.push({ keys: 's', what: 'send a message' });
+    }
+    if (screen === 'list') {
+      actions.push({ keys: 'n', what: 'create a queue' });
+      actions.push({ keys: 'Ctrl-D', what: 'drop the queue (type its name when it has messages)' });
     }
   }
   if (screen === 'list') {

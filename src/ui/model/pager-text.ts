@@ -10,7 +10,11 @@ import { bodyLines, PRETTY_LIMITS, type PrettyLimits } from './pretty.js';
 const WHOLE: PrettyLimits = { ...PRETTY_LIMITS, maxLines: Infinity, maxChars: Infinity, maxLineChars: Infinity };
 
 export function pagerText(m: Message, caps: Capabilities, queueLabel: string, now: number): string {
-  const lines = [`${queueLabel} · ${m.archivedAt !== undefined ? 'archived ' : ''}message ${m.id.toString()}`, '', ...detailFacts(m, caps, now)];
+  const lines = [
+    `${queueLabel} · ${m.archivedAt !== undefined ? 'archived ' : ''}message ${m.id.toString()}`,
+    '',
+    ...detailFacts(m, caps, now),
+  ];
   if (m.headers && Object.keys(m.headers).length > 0) {
     lines.push('', `${caps.attributes ? 'attributes' : 'headers'} (JSON):`, ...bodyLines(JSON.stringify(m.headers), WHOLE).lines);
   }
