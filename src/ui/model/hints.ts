@@ -47,7 +47,7 @@ export function keyHints(
       ...act([
         { text: 'P purge', rank: 4 },
         { text: 's send', rank: 3 },
-        { text: 'n new', rank: 7 },
+        { text: 'n new', rank: 6 },
         { text: '^D drop', rank: 10 },
       ]),
       { text: '? help', rank: 0 },
