@@ -84,6 +84,12 @@ describe.skipIf(!tmuxAvailable())('long bodies on pgmq (compat schema, real term
     expect(screen).toMatch(/^L{11}M{89}$/m);
     t.keys('Left');
     await t.waitFor(`${queue} · oldest first`);
+    // The queue view's BODY scrolls too (h/l; ← and → stay back and open).
+    t.keys('l', 'l');
+    screen = await t.waitFor('body from column 17');
+    expect(screen).toMatch(/^› +1 ready .*‹/m);
+    t.keys('h', 'h');
+    await t.waitFor((s) => !s.includes('body from column'));
 
     // p in the queue view: the highlighted message, whole, in the pager.
     t.keys('p');

@@ -160,8 +160,8 @@ export function QueueScreen(p: QueueScreenProps) {
   // The archive view says what it is after the name: "orders (archive)", "jobs (failed)".
   const what = archiveView ? '' : ` · ${stateWord ? `only ${stateWord}` : 'all states'}`;
   const where = `${groupWord}${p.paging.order} first${what}${current ? ` · ${rowsText(current, total)}` : ''}${p.marksText ? ` · ${p.marksText}` : ''}${
-    loading && !fresh ? ' · loading…' : ''
-  }`;
+    bodyLeft > 0 ? ` · body from column ${bodyLeft + 1}` : ''
+  }${loading && !fresh ? ' · loading…' : ''}`;
 
   // Cut here, as the terminal counts cells: a name in Devanagari or with emoji must not wrap.
   const titleParts = cutParts(
