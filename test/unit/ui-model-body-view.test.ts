@@ -44,8 +44,11 @@ describe('windowOf: a line seen from `left` cells in', () => {
   test('scrolled: ‹ says the line goes on to the left, … to the right', () => {
     expect(windowOf('abcdefghijklmnop', 4, 6)).toBe('‹fghi…');
     expect(windowOf('abcdefghij', 4, 6)).toBe('‹fghij');
-    // A line that ends before the window shows only that it went on to the left.
-    expect(windowOf('abc', 4, 6)).toBe('‹');
+    // A line that ends before the window is blank (as in less -S), also in wide text.
+    expect(windowOf('abc', 4, 6)).toBe('');
+    expect(windowOf('abcd', 4, 6)).toBe('');
+    expect(windowOf('abcde', 4, 6)).toBe('‹');
+    expect(windowOf('日本', 4, 6)).toBe('');
     expect(windowOf('', 4, 6)).toBe('');
   });
   test('a wide character cut by the left edge becomes a space; widths stay within the window', () => {

@@ -55,7 +55,8 @@ export function wrapRows(line: string, width: number): string[] {
  * The part of a line a window of `width` cells shows from `left` cells in: at 0 the line
  * cut with … (as before); further in, ‹ in the first cell says the line goes on to the
  * left and … in the last that it goes on to the right. A wide character cut by either
- * edge shows as spaces. Walks the line only up to the window's right edge.
+ * edge shows as spaces; a line that ends left of the window is blank (the title says how
+ * far the view is scrolled). Walks the line only up to the window's right edge.
  */
 export function windowOf(line: string, left: number, width: number): string {
   if (width < 1) return '';
@@ -63,6 +64,7 @@ export function windowOf(line: string, left: number, width: number): string {
   if (line === '') return '';
   const end = left + width;
   if (ONE_CELL.test(line.slice(0, end + 1))) {
+    if (line.length <= left) return ''; // all of it is to the left: blank, as in less -S
     if (line.length > end) return `‹${line.slice(left + 1, end - 1)}…`;
     return `‹${line.slice(left + 1, end)}`;
   }
@@ -81,6 +83,7 @@ export function windowOf(line: string, left: number, width: number): string {
     // Cut by the left edge: what shows of it is blank.
     pieces.push({ text: start < left + 1 ? ' '.repeat(Math.max(0, pos - (left + 1))) : c.text, end: pos });
   }
+  if (pieces.length === 0 && !overflow) return ''; // all of it is to the left
   const limit = overflow ? end - 1 : end;
   let out = '‹';
   let filled = left + 1;
