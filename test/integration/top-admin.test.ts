@@ -79,7 +79,11 @@ describe.skipIf(!tmuxAvailable())('create and drop on pgmq (compat schema, real 
     t.keys('Enter');
     await t.waitFor(`dropped queue ${full}`);
     expect(await queues()).toEqual([empty, `${p}_c`]);
-    const tables = await c.query('SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename IN ($2, $3)', ['pgmq', `q_${full}`, `a_${full}`]);
+    const tables = await c.query('SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename IN ($2, $3)', [
+      'pgmq',
+      `q_${full}`,
+      `a_${full}`,
+    ]);
     expect(tables.rowCount).toBe(0);
     screen = await t.waitFor((s) => !new RegExp(`^. ${full}\\s`, 'm').test(s));
 
