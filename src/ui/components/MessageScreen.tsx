@@ -1,16 +1,17 @@
 // One message: facts, headers or attributes, and the body pretty-printed (bounded), scrollable.
-// Looked up with peek by id, which never changes the message.
+// Looked up with peek by id, which never changes the message. Long lines are cut at the edge
+// and scrolled sideways (h/l, ←/→), or wrapped (`w`): model/body-view.
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message, MessageId, MessageSource } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { bodySection, detailFacts } from '../model/messages.js';
-import { clampScroll } from '../model/viewport.js';
+import { INITIAL_BODY_VIEW, scrollView, shiftView, toggleWrap, viewEnd, viewWindow } from '../model/body-view.js';
 import { useMessage } from '../hooks/useMessages.js';
 import type { LiveOptions } from '../hooks/useMessages.js';
 import type { QueueRef } from '../model/queue-ref.js';
-import { cutParts, cutToCells } from '../../text/width.js';
+import { cutParts } from '../../text/width.js';
 
 export interface MessageScreenProps {
   readonly backend: Backend;
@@ -32,14 +33,15 @@ export interface MessageScreenProps {
 
 export function MessageScreen(p: MessageScreenProps) {
   const { message, error, reload, current } = useMessage(p.backend, p.queue.rawName, p.id, p.live, p.reloadToken, p.source);
-  const [scroll, setScroll] = useState(0);
+  const [view, setView] = useState(INITIAL_BODY_VIEW);
   const bodyHeight = Math.max(1, p.height - 1);
   // The body's lines are made once per body (a refresh that brings the same body reuses
   // them); only the facts follow the clock. Only the visible window reaches Ink.
   const body = message?.body;
   const bodyLines = useMemo(() => (body === undefined ? [] : bodySection(body)), [body]);
   const lines = message ? [...detailFacts(message, p.capabilities, p.now), ...bodyLines] : [];
-  const maxScroll = clampScroll(Number.MAX_SAFE_INTEGER, lines.length, bodyHeight);
+  const rowsHeight = bodyHeight - (message === undefined || message === null ? 1 : 0);
+  const scroll = (delta: number) => setView((v) => scrollView(lines, v, delta, p.width, rowsHeight));
 
   useKeyTarget(
     p.keys,
@@ -48,17 +50,19 @@ export function MessageScreen(p: MessageScreenProps) {
       if (!cmd) return;
       switch (cmd.type) {
         case 'move':
-          setScroll((s) => clampScroll(s + cmd.delta, lines.length, bodyHeight));
-          return;
+          return scroll(cmd.delta);
         case 'page':
-          setScroll((s) => clampScroll(s + cmd.delta * Math.max(1, bodyHeight - 1), lines.length, bodyHeight));
-          return;
+          return scroll(cmd.delta * Math.max(1, rowsHeight - 1));
         case 'home':
-          setScroll(0);
-          return;
+          return setView((v) => ({ ...v, top: 0, sub: 0 }));
         case 'end':
-          setScroll(maxScroll);
-          return;
+          return setView((v) => viewEnd(lines, v, p.width, rowsHeight));
+        case 'wrap':
+          return setView(toggleWrap);
+        case 'hscroll':
+          // ← at the left edge (or while wrapped) goes back, as it always did.
+          if (cmd.orBack && (view.wrap || view.left === 0)) return p.onCommand({ type: 'back' }, message ?? undefined);
+          return setView((v) => shiftView(lines, v, cmd.direction, p.width, rowsHeight));
         case 'refresh':
           reload();
           p.onCommand(cmd, message ?? undefined);
@@ -70,9 +74,11 @@ export function MessageScreen(p: MessageScreenProps) {
     { active: p.active, ready: current || error !== undefined },
   );
 
-  const offset = clampScroll(scroll, lines.length, bodyHeight);
+  const shown = viewWindow(lines, view, p.width, Math.max(1, rowsHeight - (error ? 1 : 0)));
+  const scrolled = shown.first > 0 || shown.last < lines.length - 1;
   const position =
-    lines.length > bodyHeight ? ` · lines ${offset + 1}-${Math.min(lines.length, offset + bodyHeight)} of ${lines.length}` : '';
+    (scrolled ? ` · lines ${shown.first + 1}-${shown.last + 1} of ${lines.length}` : '') +
+    (view.wrap ? ' · wrapped' : view.left > 0 ? ` · from column ${view.left + 1}` : '');
   const titleParts = cutParts(
     [`${p.queue.label} · ${p.source === 'archive' && p.capabilities.archive ? 'archived ' : ''}message ${p.id.toString()}`, position],
     p.width,
@@ -88,9 +94,9 @@ export function MessageScreen(p: MessageScreenProps) {
       {message === null ? (
         <Text color="yellow">{`message ${p.id.toString()} is not in the queue any more (deleted, archived, or never there)`}</Text>
       ) : null}
-      {lines.slice(offset, offset + bodyHeight - (error ? 1 : 0)).map((line, i) => (
-        <Text key={offset + i} wrap="truncate-end">
-          {line === '' ? ' ' : cutToCells(line, p.width)}
+      {shown.rows.map((row, i) => (
+        <Text key={i} wrap="truncate-end">
+          {row === '' ? ' ' : row}
         </Text>
       ))}
     </Box>

@@ -30,5 +30,7 @@ export function OpsPrompt({ keys, modal, width, close, cancel }: OpsPromptProps)
     close();
     modal.onSubmit(text);
   };
-  return <LineInput keys={keys} label={modal.label} initial={modal.initial} hint={modal.hint} onSubmit={submit} onCancel={cancel} />;
+  // One line too: room is kept for what is typed (a long queue name in the label is cut).
+  const label = cutToCells(modal.label, Math.max(10, width - 24));
+  return <LineInput keys={keys} label={label} initial={modal.initial} hint={modal.hint} onSubmit={submit} onCancel={cancel} />;
 }

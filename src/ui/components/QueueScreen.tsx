@@ -1,11 +1,12 @@
 // The queue view: one page of the selected queue's messages, read with peek (which never
 // changes them), newest or oldest first, filtered by state, paged by keyset.
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Capabilities, Message, MessageSource, QueueStats } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
-import { headersWidth, messageColumns, messageLine, messageTitle } from '../model/messages.js';
+import { headersWidth, maxBodyLeft, messageColumns, messageLine, messageTitle } from '../model/messages.js';
+import { HSCROLL_STEP } from '../model/body-view.js';
 import {
   cycleStateFilter,
   emptyText,
@@ -83,6 +84,8 @@ export function QueueScreen(p: QueueScreenProps) {
   const selected = messages.length === 0 ? -1 : Math.min(Math.max(0, p.selected), messages.length - 1);
   const selectedMessage = selected >= 0 ? messages[selected] : undefined;
   const fresh = pageOf === p.paging;
+  // h/l: BODY sideways, a few cells a press (the other columns stay).
+  const [bodyLeft, setBodyLeft] = useState(0);
 
   useKeyTarget(
     p.keys,
@@ -125,6 +128,11 @@ export function QueueScreen(p: QueueScreenProps) {
           reload();
           p.onCommand(cmd, selectedMessage);
           return;
+        case 'hscroll': {
+          const most = maxBodyLeft(messages, cols.find((c) => c.id === 'body')?.width ?? 0);
+          setBodyLeft((l) => (cmd.direction < 0 ? Math.max(0, l - HSCROLL_STEP) : Math.max(l, Math.min(l + HSCROLL_STEP, most))));
+          return;
+        }
         default:
           p.onCommand(cmd, selectedMessage);
       }
@@ -152,8 +160,8 @@ export function QueueScreen(p: QueueScreenProps) {
   // The archive view says what it is after the name: "orders (archive)", "jobs (failed)".
   const what = archiveView ? '' : ` · ${stateWord ? `only ${stateWord}` : 'all states'}`;
   const where = `${groupWord}${p.paging.order} first${what}${current ? ` · ${rowsText(current, total)}` : ''}${p.marksText ? ` · ${p.marksText}` : ''}${
-    loading && !fresh ? ' · loading…' : ''
-  }`;
+    bodyLeft > 0 ? ` · body from column ${bodyLeft + 1}` : ''
+  }${loading && !fresh ? ' · loading…' : ''}`;
 
   // Cut here, as the terminal counts cells: a name in Devanagari or with emoji must not wrap.
   const titleParts = cutParts(
@@ -177,7 +185,7 @@ export function QueueScreen(p: QueueScreenProps) {
         const tone = messageTone(m);
         return (
           <Text key={m.id.toString()} inverse={i === selected} color={tone ? TONE_COLOR[tone] : undefined} wrap="truncate-end">
-            {gutter(i === selected, p.isMarked?.(m) ?? false) + messageLine(m, cols, p.now)}
+            {gutter(i === selected, p.isMarked?.(m) ?? false) + messageLine(m, cols, p.now, bodyLeft)}
           </Text>
         );
       })}

@@ -38,6 +38,7 @@ import { TopicsScreen } from './views/TopicsScreen.js';
 import { SearchScreen } from './views/SearchScreen.js';
 import { DetailsScreen } from './views/DetailsScreen.js';
 import { useSearch } from '../hooks/useSearch.js';
+import { useTopCommands } from '../hooks/useTopCommands.js';
 import { SEARCH_HINTS } from '../model/search.js';
 import { DETAILS_HINTS } from '../model/details.js';
 import { viewHelp, viewHints } from '../model/view-keys.js';
@@ -98,6 +99,7 @@ export function TopApp(props: TopAppProps) {
     refreshList: monitor.refreshNow,
   });
   const search = useSearch();
+  const extra = useTopCommands({ ...props, resolveBackend: tenants.resolveBackend, say, refreshList: monitor.refreshNow });
   const [details, setDetails] = useState<QueueRef | undefined>(undefined);
   const ops = useOps({
     readOnly,
@@ -108,6 +110,7 @@ export function TopApp(props: TopAppProps) {
     refreshList: monitor.refreshNow,
     openArchive: () => dispatch({ type: 'openArchive', pageSize: Math.max(1, bodyHeight - 2) }),
   });
+  const opsModal = extra.promptOr(ops.modal, ops.closeModal);
 
   // One exit path for q, Ctrl-C and -n.
   const exited = useRef(false);
@@ -152,6 +155,7 @@ export function TopApp(props: TopAppProps) {
 
   // Commands every screen shares; a screen's own keys are handled by the screen.
   const onCommand = (cmd: Command, queue: QueueRef | undefined, message: Message | undefined) => {
+    if (extra.handle(cmd, queue, message, top.kind === 'list' && !details)) return;
     switch (cmd.type) {
       case 'quit':
         return quit();
@@ -246,11 +250,11 @@ export function TopApp(props: TopAppProps) {
 
   // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
   // the rest goes to the prompt if one is open, else to the screen on top.
-  const keyRouter = useKeyRouter(quit, actions.busy || opening || ops.busy);
+  const keyRouter = useKeyRouter(quit, actions.busy || opening || ops.busy || extra.busy);
 
   const now = Date.now();
   const screenBackend = top.kind === 'list' || top.kind === 'topics' ? undefined : tenants.backendOf(top.queue);
-  const screenActive = modal === undefined && ops.modal === undefined;
+  const screenActive = modal === undefined && opsModal === undefined;
   const reloadToken = actions.reloadToken + ops.reloadToken;
   const common = { keys: keyRouter, capabilities: caps, live, width: size.columns, height: bodyHeight, active: screenActive, now };
   let body: ReactNode = null;
@@ -397,18 +401,8 @@ export function TopApp(props: TopAppProps) {
               close={close}
               cancel={cancel}
             />
-          ) : ops.modal ? (
-            <OpsPrompt
-              key={ops.modal.kind === 'input' ? ops.modal.label : ops.modal.question}
-              keys={keyRouter}
-              modal={ops.modal}
-              width={size.columns}
-              close={ops.closeModal}
-              cancel={() => {
-                ops.closeModal();
-                say('cancelled');
-              }}
-            />
+          ) : opsModal ? (
+            <OpsPrompt {...opsModal} key={opsModal.id} keys={keyRouter} width={size.columns} />
           ) : undefined
         }
         status={status}

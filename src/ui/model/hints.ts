@@ -47,6 +47,8 @@ export function keyHints(
       ...act([
         { text: 'P purge', rank: 4 },
         { text: 's send', rank: 3 },
+        { text: 'n new', rank: 6 },
+        { text: '^D drop', rank: 10 },
       ]),
       { text: '? help', rank: 0 },
       { text: 'q quit', rank: 0 },
@@ -74,6 +76,8 @@ export function keyHints(
       ]),
       ...marks,
       { text: archive ? 'A archive' : 'A failed', rank: 13 },
+      { text: 'p pager', rank: 14 },
+      { text: 'h/l body', rank: 15 },
       { text: 'Esc back', rank: 0 },
       { text: '? help', rank: 0 },
       { text: '^C quit', rank: 0 },
@@ -82,6 +86,9 @@ export function keyHints(
   return [
     { text: '↑↓ scroll', rank: 5 },
     { text: 'PgUp/PgDn page', rank: 6 },
+    { text: '←→ sideways', rank: 7 },
+    { text: 'w wrap', rank: 3 },
+    { text: 'p pager', rank: 3 },
     ...messageActions,
     { text: 'Esc back', rank: 0 },
     { text: '? help', rank: 0 },

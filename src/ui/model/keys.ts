@@ -49,6 +49,15 @@ export type Command =
   | { readonly type: 'search' }
   /** `i` on the list: the highlighted queue's storage (views/DetailsScreen). */
   | { readonly type: 'details' }
+  /** `w` in the message detail: long lines wrap, or are cut at the edge (model/body-view). */
+  | { readonly type: 'wrap' }
+  /** h/l (and ←/→ in the detail): long lines sideways; `orBack`: ← at the left edge goes back. */
+  | { readonly type: 'hscroll'; readonly direction: 1 | -1; readonly orBack?: boolean }
+  /** `n` / Ctrl-D on the list: create a queue, drop the highlighted one (hooks/useQueueAdmin). */
+  | { readonly type: 'createQueue' }
+  | { readonly type: 'dropQueue' }
+  /** `p`: the message (body and headers) in $PAGER (hooks/usePager). */
+  | { readonly type: 'pager' }
   | OpsCommand;
 
 export type Screen = 'list' | 'queue' | 'message';
@@ -73,6 +82,9 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
   if (screen === 'list') {
     // Space pauses on the list, marks a row in the queue view, pages in the message detail.
     if (input === ' ') return { type: 'pause' };
+    // k9s drops with Ctrl-D; D sorts by DELAYED here.
+    if (key.ctrl && input === 'd') return { type: 'dropQueue' };
+    if (input === 'n' && !key.ctrl) return { type: 'createQueue' };
     if (key.return) return { type: 'open' };
     if (key.escape) return { type: 'back' };
     if (input === 'q') return { type: 'quit' };
@@ -86,7 +98,16 @@ export function commandFor(screen: Screen, input: string, key: KeyPress): Comman
     if (input === 'i') return { type: 'details' };
     return common(input, key);
   }
+  if (screen === 'message') {
+    // Sideways through long lines; ← past the left edge still goes back, as before.
+    if (key.leftArrow) return { type: 'hscroll', direction: -1, orBack: true };
+    if (key.rightArrow) return { type: 'hscroll', direction: 1 };
+    if (input === 'w') return { type: 'wrap' };
+  }
   if (key.escape || input === 'q' || key.leftArrow || key.backspace) return { type: 'back' };
+  if (input === 'h') return { type: 'hscroll', direction: -1 };
+  if (input === 'l') return { type: 'hscroll', direction: 1 };
+  if (input === 'p') return { type: 'pager' };
   const op = opsCommandFor(screen, input);
   if (op) return op;
   if (screen === 'queue') {
@@ -150,6 +171,10 @@ export function helpFor(
       actions.push({ keys: 'P', what: 'purge the queue (type its name to confirm)' });
       actions.push({ keys: 's', what: 'send a message' });
     }
+    if (screen === 'list') {
+      actions.push({ keys: 'n', what: 'create a queue' });
+      actions.push({ keys: 'Ctrl-D', what: 'drop the queue (type its name when it has messages)' });
+    }
   }
   if (screen === 'list') {
     return [
@@ -179,6 +204,8 @@ export function helpFor(
       { keys: '# / i', what: 'jump to a message id' },
       { keys: '/', what: 'search bodies and headers: a JSON object (contains) or text; Esc stops' },
       ...(opts.groups ? [{ keys: 'F', what: "the queue's FIFO groups (blocked, stalled)" }] : []),
+      { keys: 'h/l', what: 'scroll BODY sideways' },
+      { keys: 'p', what: 'the message in $PAGER (else less, more)' },
       ...actions,
       ...opsHelp(screen, opts),
       ...general,
@@ -189,6 +216,9 @@ export function helpFor(
     { keys: 'PgUp/PgDn Space', what: 'scroll a page' },
     { keys: 'g/G Home/End', what: 'top / bottom' },
     { keys: 'Esc / q', what: 'back to the messages' },
+    { keys: 'w', what: 'wrap long lines / cut them at the edge' },
+    { keys: '←/→ h/l', what: 'scroll long lines sideways (← at the left edge: back)' },
+    { keys: 'p', what: 'the message whole in $PAGER (else less, more)' },
     ...actions,
     ...opsHelp(screen, opts),
     ...general,

@@ -3,6 +3,7 @@ import type { Capabilities, Message } from '../../backends/types.js';
 import { bodyPreview, fitText, formatAge, formatTimestamp, formatVisibleIn, headerLines, headersPreview } from './format.js';
 import { bodyLines } from './pretty.js';
 import { cellWidth } from '../../text/width.js';
+import { windowOf } from './body-view.js';
 import { STATE_WORDS } from '../../output/records.js';
 
 export type MessageColumnId = 'id' | 'state' | 'reads' | 'enqueued' | 'visible' | 'lastRead' | 'headers' | 'body';
@@ -73,6 +74,20 @@ export function triesText(m: Message): string {
   return `${m.readCount}/${m.maxTries < 0 ? '∞' : m.maxTries}`;
 }
 
+/** How much of a body the queue view's BODY column can be scrolled through (h/l). */
+export const BODY_SCROLL_CLUSTERS = 1000;
+
+/** BODY seen from `left` cells in (h/l in the queue view): ‹ where it goes on to the left. */
+export function bodyCell(m: Message, left: number, width: number): string {
+  return left > 0 ? windowOf(bodyPreview(m.body, BODY_SCROLL_CLUSTERS), left, width) : bodyPreview(m.body);
+}
+
+/** How far BODY can scroll: until the longest body on the page ends in the column. */
+export function maxBodyLeft(messages: readonly Message[], width: number): number {
+  const longest = Math.max(0, ...messages.map((m) => cellWidth(bodyPreview(m.body, BODY_SCROLL_CLUSTERS))));
+  return longest > width ? longest - width + 1 : 0;
+}
+
 export function messageCell(m: Message, id: MessageColumnId, now: number): string {
   switch (id) {
     case 'id':
@@ -96,8 +111,10 @@ export function messageCell(m: Message, id: MessageColumnId, now: number): strin
   }
 }
 
-export function messageLine(m: Message, cols: readonly MessageColumn[], now: number): string {
-  return cols.map((c) => fitText(messageCell(m, c.id, now), c.width, c.align)).join(' ');
+export function messageLine(m: Message, cols: readonly MessageColumn[], now: number, bodyLeft = 0): string {
+  return cols
+    .map((c) => fitText(c.id === 'body' && bodyLeft > 0 ? bodyCell(m, bodyLeft, c.width) : messageCell(m, c.id, now), c.width, c.align))
+    .join(' ');
 }
 
 export function messageTitle(cols: readonly MessageColumn[], archive = false): string {

@@ -1,0 +1,105 @@
+// `n` and Ctrl-D on top's list (issue 18): create a queue (the name checked as `smq create`
+// checks it: pgmq a plain queue, SmoothMQ the defaults `smq create` gives) and drop the
+// highlighted one through the Backend contract. Drop states the queue and its messages,
+// counted at that moment; a queue with messages is dropped only after its name is typed.
+// Both are refused in read-only mode with one line. The prompts are OpsPrompt's.
+import { useState } from 'react';
+import type { Backend } from '../../backends/types.js';
+import { escapeControl } from '../../text/escape.js';
+import { errorText } from '../model/monitor.js';
+import { createProblem, dropNeedsName, dropQuestion } from '../model/queue-admin.js';
+import type { QueueRef } from '../model/queue-ref.js';
+import type { OpsModal } from './useOps.js';
+import type { Say } from './useQueueActions.js';
+
+export interface QueueAdminOptions {
+  readonly readOnly: boolean;
+  readonly readOnlyReason?: string | undefined;
+  /** The backend top was opened with: new queues go there (SmoothMQ: its tenant). */
+  readonly backend: Backend;
+  readonly resolveBackend: (queue: QueueRef) => Promise<Backend>;
+  readonly say: Say;
+  readonly refreshList: () => void;
+}
+
+export interface QueueAdmin {
+  readonly busy: boolean;
+  readonly modal: OpsModal | undefined;
+  readonly closeModal: () => void;
+  readonly create: () => void;
+  readonly drop: (queue: QueueRef | undefined) => void;
+}
+
+export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
+  const [modal, setModal] = useState<OpsModal | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const { say } = o;
+
+  const refused = () => {
+    if (!o.readOnly) return false;
+    say(`read-only: actions are disabled (${o.readOnlyReason ?? 'top was started with --read-only'})`, 'error');
+    return true;
+  };
+  const run = async (label: string, fn: () => Promise<string>) => {
+    setBusy(true);
+    say(`${label}…`);
+    try {
+      say(await fn(), 'ok');
+    } catch (e) {
+      say(`${label} failed: ${errorText(e)}`, 'error');
+    } finally {
+      setBusy(false);
+      o.refreshList();
+    }
+  };
+
+  const create = () => {
+    if (refused() || busy) return;
+    setModal({
+      kind: 'input',
+      label: 'create queue: ',
+      initial: '',
+      hint: 'Enter creates · Esc cancels',
+      onSubmit: (name) => {
+        const problem = createProblem(o.backend.kind, name);
+        if (problem) return say(problem, 'error');
+        const shown = JSON.stringify(escapeControl(name));
+        void run(`create ${shown}`, async () =>
+          (await o.backend.createQueue(name)) ? `created queue ${shown}` : `queue ${shown} already exists`,
+        );
+      },
+    });
+  };
+
+  const drop = (queue: QueueRef | undefined) => {
+    if (refused() || busy) return;
+    if (!queue) return say('no queue selected');
+    setBusy(true);
+    void (async () => {
+      try {
+        // Counted now, not from the last refresh: the question states what will go.
+        const b = await o.resolveBackend(queue);
+        const s = await b.queueStats(queue.rawName);
+        const count = { total: s.total, estimated: s.estimated, archived: s.archived };
+        const act = () => void run(`drop ${queue.label}`, async () => (await b.dropQueue(queue.rawName), `dropped queue ${queue.label}`));
+        const question = dropQuestion(queue.label, count);
+        if (!dropNeedsName(count)) return setModal({ kind: 'confirm', question, onYes: act });
+        setModal({
+          kind: 'input',
+          label: question,
+          initial: '',
+          hint: 'Esc cancels',
+          // The name as the backend knows it, or as shown (escaped): never the label with its tenant.
+          onSubmit: (typed) =>
+            typed === queue.rawName || escapeControl(typed) === queue.name ? act() : say('drop cancelled: the name did not match', 'error'),
+        });
+      } catch (e) {
+        say(`cannot drop ${queue.label}: ${errorText(e)}`, 'error');
+      } finally {
+        setBusy(false);
+      }
+    })();
+  };
+
+  return { busy, modal, closeModal: () => setModal(undefined), create, drop };
+}
