@@ -29,7 +29,16 @@ export interface ContextSpec {
 const KEYS = ['url', 'sqlite', 'read-only'] as const;
 type Key = (typeof KEYS)[number];
 
-const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, yes: true, on: true, '1': true, false: false, no: false, off: false, '0': false };
+const BOOLEANS: Readonly<Record<string, boolean>> = {
+  true: true,
+  yes: true,
+  on: true,
+  '1': true,
+  false: false,
+  no: false,
+  off: false,
+  '0': false,
+};
 
 const CONTROL = /[\p{Cc}\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/u;
 
@@ -104,7 +113,8 @@ function contextOf(s: Section, file: string, env: NodeJS.ProcessEnv, fail: (prob
   let readOnly = false;
   if (ro) {
     const value = BOOLEANS[ro.value.toLowerCase()];
-    if (value === undefined) fail(`line ${ro.line}: read-only must be true or false, not ${JSON.stringify(ro.value.replace(CONTROL, '?'))}`);
+    if (value === undefined)
+      fail(`line ${ro.line}: read-only must be true or false, not ${JSON.stringify(ro.value.replace(CONTROL, '?'))}`);
     readOnly = value!;
   }
   return { name: s.name, target: target!, readOnly };
