@@ -221,7 +221,9 @@ export const topCommand: CommandModule<GlobalArgs, TopArgs> = {
       .option('context', {
         type: 'string',
         requiresArg: true,
-        describe: 'start on this context of the contexts file ($XDG_CONFIG_HOME/smq/contexts.ini); : switches',
+        describe:
+          'start on this context of the contexts file ($XDG_CONFIG_HOME/smq/contexts.ini, else ~/.config/smq/contexts.ini: ' +
+          '[name] sections with url or sqlite, and read-only); : in top switches context',
       })
       .option('once', { type: 'boolean', describe: 'print one snapshot of the queue list and exit' })
       .option('n', { type: 'number', requiresArg: true, describe: 'exit after N refreshes' })
@@ -233,7 +235,7 @@ export const topCommand: CommandModule<GlobalArgs, TopArgs> = {
       .example('$0 top --url postgres://app@db/app', 'browse pgmq queues')
       .example('$0 top --sqlite ./smoothmq.db --read-only', 'look without being able to change anything')
       .example('$0 top --once --json --url postgres://…', 'one snapshot as JSON')
-      .example('$0 top --url postgres://app@db1/app --sqlite ./smoothmq.db', 'two stores; : switches between them')
+      .example('$0 top --url postgres://db1/app --sqlite q.db', 'two stores (contexts); : switches')
       .example('$0 top --context prod', 'start on [prod] of ~/.config/smq/contexts.ini'),
   handler: async (argv) => {
     setExitCode(argv, await runTop(argv));

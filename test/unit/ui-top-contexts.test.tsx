@@ -94,8 +94,8 @@ describe('contexts', () => {
     await h.press(':', '2');
     await h.settle();
     const f = h.frame();
-    expect(f).toMatch(/down\s+pgmq\s+read-write\s+\S+\s+cannot connect: cannot connect to 127\.0\.0\.1:1/);
-    expect(f).toContain('context down: cannot connect: cannot connect to 127.0.0.1:1: connection refused');
+    expect(f).toMatch(/down\s+pgmq\s+read-write\s+\S+\s+cannot connect to 127\.0\.0\.1:1/);
+    expect(f).toContain('context down: cannot connect to 127.0.0.1:1: connection refused');
     await h.press(KEYS.escape);
     expect(h.frame()).toContain('smq top [prod]');
     expect(h.frame()).toContain('orders');
@@ -113,7 +113,7 @@ describe('contexts', () => {
 
   test('a failure before top started is said once', async () => {
     const { h } = await renderContexts({ failures: [{ name: 'down', error: new SmqError('connection', 'connection refused') }] });
-    expect(h.frame()).toContain('context down: connection refused · started on prod');
+    expect(h.frame()).toContain('started on prod · context down: cannot connect: connection refused');
     await h.press(':');
     expect(h.frame()).toMatch(/down\s+.*cannot connect: connection refused/);
   });

@@ -4,6 +4,7 @@
 // top starts on a context. The contexts themselves are hooks/useContexts'.
 import { useEffect, useState } from 'react';
 import type { Status } from '../components/Footer.js';
+import { failureText } from '../model/contexts.js';
 import { errorText } from '../model/monitor.js';
 import { escapeControl } from '../../text/escape.js';
 import type { ContextsControl } from './useContexts.js';
@@ -33,7 +34,7 @@ export function useContextPicker(contexts: ContextsControl | undefined, say: (te
     // On success top starts over on the other store (this one goes away): nothing more to do here.
     contexts.switchTo(name).catch((e: unknown) => {
       setSwitching(false);
-      say(`context ${escapeControl(name)}: cannot connect: ${errorText(e)}`, 'error');
+      say(`context ${escapeControl(name)}: ${failureText(errorText(e))}`, 'error');
     });
   };
   return {

@@ -4,7 +4,7 @@
 // its one line shows in the picker and the footer. Used by components/ContextsTop.
 import { useCallback, useRef, useState } from 'react';
 import type { Status } from '../components/Footer.js';
-import { contextEvent, contextsModel, type ContextsModel, type ContextsSetup, type ContextStore } from '../model/contexts.js';
+import { contextEvent, contextsModel, failureText, type ContextsModel, type ContextsSetup, type ContextStore } from '../model/contexts.js';
 import { errorText } from '../model/monitor.js';
 import { escapeControl } from '../../text/escape.js';
 
@@ -30,7 +30,8 @@ export function useContexts(
     failures.length === 0
       ? undefined
       : {
-          text: `${failures.map((f) => `context ${escapeControl(f.name)}: ${f.error}`).join(' · ')} · started on ${escapeControl(setup.current)}`,
+          // Where top is first: the reasons may be long and are cut to the width.
+          text: `started on ${escapeControl(setup.current)} · ${failures.map((f) => `context ${escapeControl(f.name)}: ${failureText(f.error)}`).join(' · ')}`,
           tone: 'error',
         },
   );

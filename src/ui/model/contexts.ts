@@ -69,6 +69,11 @@ export function contextEvent(m: ContextsModel, e: ContextEvent): ContextsModel {
   }
 }
 
+/** A store's failure as said in the picker and the footer: `cannot connect` once, then why. */
+export function failureText(error: string): string {
+  return /^cannot connect\b/i.test(error) ? error : `cannot connect: ${error}`;
+}
+
 /** What the STATE column says. */
 export function stateText(m: ContextsModel, name: string): string {
   if (name === m.current) return 'current';
@@ -76,7 +81,7 @@ export function stateText(m: ContextsModel, name: string): string {
   if (!s) return '-';
   if (s.status === 'connecting') return 'connecting…';
   if (s.status === 'open') return 'connected';
-  return `cannot connect: ${s.error}`;
+  return failureText(s.error);
 }
 
 const GAP = '  ';
