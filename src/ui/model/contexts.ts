@@ -86,7 +86,7 @@ export function stateText(m: ContextsModel, name: string): string {
 
 const GAP = '  ';
 const MAX_NAME = 24;
-const MAX_LOCATION = 48;
+const MAX_LOCATION = 64;
 
 /**
  * The picker's table at `width` cells: the header (with the 2-cell gutter the rows get for

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { Box, Text } from 'ink';
 import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../../hooks/useKeys.js';
-import { contextTable, type ContextEntry, type ContextsModel } from '../../model/contexts.js';
+import { contextTable, failureText, type ContextEntry, type ContextsModel } from '../../model/contexts.js';
 import { counted } from '../../model/format.js';
 import { escapeControl } from '../../../text/escape.js';
 
@@ -46,7 +46,10 @@ export function ContextsScreen(p: ContextsScreenProps) {
     { layer: LAYER_PROMPT, ready: !switching },
   );
   const table = contextTable(entries, model, p.width);
-  const rowsShown = Math.max(1, p.height - 3); // title, header, and the connecting line
+  // The highlighted store's failure in full (the STATE column cuts it).
+  const state = model.states.get(entries[selected]?.name ?? '');
+  const failed = state?.status === 'failed' ? state : undefined;
+  const rowsShown = Math.max(1, p.height - 3); // title, header, and the line under the table
   const first = Math.min(Math.max(0, selected - rowsShown + 1), Math.max(0, entries.length - rowsShown));
   return (
     <Box flexDirection="column" height={p.height}>
@@ -65,7 +68,13 @@ export function ContextsScreen(p: ContextsScreenProps) {
           </Text>
         );
       })}
-      {switching ? <Text color="yellow">connecting…</Text> : null}
+      {switching ? (
+        <Text color="yellow">connecting…</Text>
+      ) : failed ? (
+        <Text color="red" wrap="truncate-end">
+          {`${escapeControl(entries[selected]!.name)}: ${escapeControl(failureText(failed.error))}`}
+        </Text>
+      ) : null}
     </Box>
   );
 }
