@@ -13,7 +13,17 @@ import { MIN_INTERVAL_MS } from '../ui/model/interval.js';
 import { loadTopScreen } from '../ui/ink-caches.js';
 import { parseDuration } from '../text/duration.js';
 import { nonNegativeInt, positiveInt } from './args.js';
-import { callTimeoutOf, ioOf, outputFormatOf, prepareTarget, setExitCode, type GlobalArgs } from './context.js';
+import { contextsFilePath } from '../config/contexts-file.js';
+import {
+  callTimeoutOf,
+  ioOf,
+  NO_DATABASE_MESSAGE,
+  outputFormatOf,
+  prepareTarget,
+  setExitCode,
+  targetOf,
+  type GlobalArgs,
+} from './context.js';
 import { topContextsOf, type TopContexts } from './top-contexts.js';
 import { openTopSession, sessionError, type TopSession, type TopSessionOptions } from './top-session.js';
 
@@ -116,6 +126,7 @@ export async function runTop(argv: TopArgs): Promise<number> {
   const opened: TopSession[] = [];
   try {
     if (found) return await runContexts(found, { options, io, interactive, opened, sessionOptions });
+    if (targetOf(argv) === undefined) throw usageError(NO_DATABASE_MESSAGE, `or name stores in ${contextsFilePath(io.env)}`);
     // --tenant is checked by openTopSession: on pgmq it filters SmoothMQ pgmq-driver queues.
     const target = await prepareTarget({ ...argv, tenant: undefined });
     const session = await openTopSession(target, sessionOptions(options.readOnly));

@@ -70,6 +70,14 @@ describe('smq top: the contexts file from the command line', () => {
     expect(r.stdout).toBe('');
   });
 
+  test('no store and no file: the one line names the contexts file too', async () => {
+    const r = await runCli(['top', '--once'], { env: { XDG_CONFIG_HOME: join(tmp.dir, 'none') } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `smq: no database given: pass --url postgres://… or --sqlite PATH: or name stores in ${join(tmp.dir, 'none', 'smq', 'contexts.ini')}\n`,
+    );
+  });
+
   test('other commands still take one --url', async () => {
     const r = await runCli(['queues', '--url', 'postgres://a/b', '--url', 'postgres://c/d']);
     expect(r.code).toBe(2);
