@@ -1,7 +1,7 @@
 // smq top: the live queue browser. On a terminal it runs the Ink UI; with --once, --json,
 // or when stdout is not a terminal it prints snapshots of the queue list and exits.
 import type { CommandModule } from 'yargs';
-import { openBackend, type Backend } from '../backends/index.js';
+import type { Backend } from '../backends/index.js';
 import { describeTarget } from '../backends/target.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../output/io.js';
@@ -13,18 +13,24 @@ import { MIN_INTERVAL_MS } from '../ui/model/interval.js';
 import { loadTopScreen } from '../ui/ink-caches.js';
 import { parseDuration } from '../text/duration.js';
 import { nonNegativeInt, positiveInt } from './args.js';
+import { contextsFilePath } from '../config/contexts-file.js';
 import {
   callTimeoutOf,
-  CONNECT_TIMEOUT_MS,
   ioOf,
+  NO_DATABASE_MESSAGE,
   outputFormatOf,
   prepareTarget,
   setExitCode,
-  tenantOf,
+  targetOf,
   type GlobalArgs,
 } from './context.js';
+import { topContextsOf, type TopContexts } from './top-contexts.js';
+import { openTopSession, sessionError, type TopSession, type TopSessionOptions } from './top-session.js';
 
+/** --url and --sqlite given more than once (yargs makes them arrays) are top's contexts. */
 export interface TopArgs extends GlobalArgs {
+  /** A context of the contexts file ($XDG_CONFIG_HOME/smq/contexts.ini). */
+  readonly context?: string | undefined;
   readonly interval?: string | undefined;
   readonly once?: boolean | undefined;
   readonly n?: number | undefined;
@@ -106,65 +112,110 @@ export async function runTop(argv: TopArgs): Promise<number> {
   const options = topOptions(argv);
   const callTimeoutMs = callTimeoutOf(argv);
   const io = ioOf(argv);
-  // --tenant is checked below: on pgmq it filters SmoothMQ pgmq-driver queues.
-  const target = await prepareTarget({ ...argv, tenant: undefined });
-  // Without --tenant a SmoothMQ file shows every tenant's queues. On pgmq, --tenant picks
-  // the queues SmoothMQ's pgmq driver keeps for that tenant (tnt_<hex>_<name>).
-  let tenant: number | undefined;
-  let tenantFilter: string | undefined;
-  if (argv.tenant !== undefined) {
-    if (target.kind === 'sqlite') tenant = tenantOf(argv, target);
-    else if (Number.isSafeInteger(argv.tenant) && argv.tenant >= 1) tenantFilter = String(argv.tenant);
-    else throw usageError(`--tenant must be a positive integer, not ${String(argv.tenant)}`);
-  }
-  const location = describeTarget(target, io.env);
-  const open = (t: number | undefined) =>
-    openBackend(target, {
-      connectTimeoutMs: CONNECT_TIMEOUT_MS,
-      // Every refresh, peek and action: a hung database shows as unreachable (the banner).
-      callTimeoutMs,
-      readOnly: options.readOnly,
-      ...(t === undefined ? {} : { tenant: t }),
-    });
-  const backend = await open(tenant);
-  const others = new Map<number, Promise<Backend>>();
+  const found = topContextsOf(argv, io.env);
+  const interactive =
+    !options.once && !options.formatGiven && io.stdout.isTTY === true && io.stdin.isTTY === true && io.stdout === process.stdout;
+  const sessionOptions = (readOnly: boolean, readOnlyReason?: string): TopSessionOptions => ({
+    callTimeoutMs,
+    readOnly,
+    readOnlyReason,
+    tenant: argv.tenant,
+    checkWrites: interactive,
+    env: io.env,
+  });
+  const opened: TopSession[] = [];
   try {
-    const interactive =
-      !options.once && !options.formatGiven && io.stdout.isTTY === true && io.stdin.isTTY === true && io.stdout === process.stdout;
+    if (found) return await runContexts(found, { options, io, interactive, opened, sessionOptions });
+    if (targetOf(argv) === undefined) throw usageError(NO_DATABASE_MESSAGE, `or name stores in ${contextsFilePath(io.env)}`);
+    // --tenant is checked by openTopSession: on pgmq it filters SmoothMQ pgmq-driver queues.
+    const target = await prepareTarget({ ...argv, tenant: undefined });
+    const session = await openTopSession(target, sessionOptions(options.readOnly));
+    opened.push(session);
     if (!interactive) {
-      await printSnapshots(backend, io, options, location, tenantFilter);
+      await printSnapshots(session.backend, io, options, session.connection, session.tenantFilter);
       return 0;
     }
-    // SmoothMQ acts on one tenant per connection; the others are opened when first needed.
-    const mainTenant = tenant ?? 1;
-    const backendForTenant = async (t: number): Promise<Backend> => {
-      if (t === mainTenant) return backend;
-      let b = others.get(t);
-      if (!b) {
-        b = open(t);
-        others.set(t, b);
-        b.catch(() => others.delete(t));
-      }
-      return b;
-    };
-    // A role or file that may only read: top starts read-only and says why.
-    const cannotWrite = options.readOnly ? undefined : await backend.cannotWrite?.().catch(() => undefined);
     const { runInteractive } = await loadTopScreen();
-    return await runInteractive({
-      backend,
-      backendForTenant: backend.capabilities.tenants ? backendForTenant : undefined,
-      connection: location,
-      intervalMs: options.intervalMs,
-      readOnly: options.readOnly || cannotWrite !== undefined,
-      readOnlyReason: cannotWrite ?? 'top was started with --read-only',
-      exactThreshold: options.exactThreshold,
-      maxRefreshes: options.refreshes,
-      tenantFilter,
-    });
+    return await runInteractive({ ...session, ...interactiveOptions(options) });
   } finally {
-    const all = [backend, ...(await Promise.allSettled(others.values())).flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
-    await Promise.allSettled([...new Set(all)].map((b) => b.close()));
+    await Promise.allSettled(opened.map((s) => s.close()));
   }
+}
+
+const interactiveOptions = (options: TopOptions) => ({
+  intervalMs: options.intervalMs,
+  exactThreshold: options.exactThreshold,
+  maxRefreshes: options.refreshes,
+});
+
+interface ContextRun {
+  readonly options: TopOptions;
+  readonly io: Io;
+  readonly interactive: boolean;
+  /** Every session opened, closed by runTop. */
+  readonly opened: TopSession[];
+  readonly sessionOptions: (readOnly: boolean, readOnlyReason?: string) => TopSessionOptions;
+}
+
+/**
+ * Top over several stores: it starts on the chosen one; when that one cannot connect,
+ * interactive top says so and starts on the next that can (snapshots fail instead: a script
+ * must not get another store's queues). Each context is opened once, when first used.
+ */
+async function runContexts(found: TopContexts, run: ContextRun): Promise<number> {
+  const { io, options } = run;
+  const byName = new Map(found.contexts.map((c) => [c.name, c]));
+  const sessions = new Map<string, Promise<TopSession>>();
+  const open = (name: string): Promise<TopSession> => {
+    const known = sessions.get(name);
+    if (known) return known;
+    const c = byName.get(name)!;
+    const reason = options.readOnly ? undefined : 'read-only in the contexts file';
+    const opening = openTopSession(c.target, run.sessionOptions(c.readOnly, reason)).then(
+      (s) => {
+        run.opened.push(s);
+        return s;
+      },
+      (e: unknown) => {
+        sessions.delete(name);
+        throw sessionError(e, c.target, io.env);
+      },
+    );
+    sessions.set(name, opening);
+    return opening;
+  };
+  const order = [...found.contexts.slice(found.start), ...found.contexts.slice(0, found.start)].map((c) => c.name);
+  const failures = new Map<string, unknown>();
+  let first: { name: string; session: TopSession } | undefined;
+  for (const name of run.interactive ? order : order.slice(0, 1)) {
+    try {
+      first = { name, session: await open(name) };
+      break;
+    } catch (e) {
+      failures.set(name, e);
+    }
+  }
+  if (!first) throw failures.get(order[0]!);
+  if (!run.interactive) {
+    await printSnapshots(first.session.backend, io, options, first.session.connection, first.session.tenantFilter);
+    return 0;
+  }
+  const { runInteractive } = await loadTopScreen();
+  return await runInteractive({
+    ...first.session,
+    ...interactiveOptions(options),
+    contexts: {
+      entries: found.contexts.map((c) => ({
+        name: c.name,
+        kind: c.target.kind,
+        location: describeTarget(c.target, io.env),
+        readOnly: c.readOnly,
+      })),
+      current: first.name,
+      failures: [...failures].map(([name, e]) => ({ name, error: e })),
+      open,
+    },
+  });
 }
 
 export const topCommand: CommandModule<GlobalArgs, TopArgs> = {
@@ -178,6 +229,13 @@ export const topCommand: CommandModule<GlobalArgs, TopArgs> = {
         describe:
           'time between refreshes, e.g. 2s or 500ms; a bare number is seconds (0.5s minimum; + and - change it while running) [default: 2s]',
       })
+      .option('context', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'start on this context of the contexts file ($XDG_CONFIG_HOME/smq/contexts.ini, else ~/.config/smq/contexts.ini: ' +
+          '[name] sections with url or sqlite, and read-only); : in top switches context',
+      })
       .option('once', { type: 'boolean', describe: 'print one snapshot of the queue list and exit' })
       .option('n', { type: 'number', requiresArg: true, describe: 'exit after N refreshes' })
       .option('exact-threshold', {
@@ -187,7 +245,9 @@ export const topCommand: CommandModule<GlobalArgs, TopArgs> = {
       })
       .example('$0 top --url postgres://app@db/app', 'browse pgmq queues')
       .example('$0 top --sqlite ./smoothmq.db --read-only', 'look without being able to change anything')
-      .example('$0 top --once --json --url postgres://…', 'one snapshot as JSON'),
+      .example('$0 top --once --json --url postgres://…', 'one snapshot as JSON')
+      .example('$0 top --url postgres://db1/app --sqlite q.db', 'two stores (contexts); : switches')
+      .example('$0 top --context prod', 'start on [prod] of ~/.config/smq/contexts.ini'),
   handler: async (argv) => {
     setExitCode(argv, await runTop(argv));
   },

@@ -5,6 +5,8 @@ import { render, type Instance } from 'ink';
 import type { Backend } from '../backends/types.js';
 import { ExitCode } from '../errors.js';
 import { TopApp } from './components/TopApp.js';
+import { ContextsTop } from './components/ContextsTop.js';
+import type { ContextsSetup } from './model/contexts.js';
 
 export interface InteractiveOptions {
   readonly backend: Backend;
@@ -17,6 +19,8 @@ export interface InteractiveOptions {
   readonly exactThreshold?: number | undefined;
   readonly maxRefreshes?: number | undefined;
   readonly tenantFilter?: string | undefined;
+  /** Several stores: the one above is `contexts.current`, `:` switches (components/ContextsTop). */
+  readonly contexts?: ContextsSetup | undefined;
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
   readonly stderr?: NodeJS.WriteStream;
@@ -65,18 +69,17 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   process.on('exit', onExit);
   stdout.write(ENTER_ALT_SCREEN);
   try {
+    const store = {
+      backend: options.backend,
+      backendForTenant: options.backendForTenant,
+      connection: options.connection,
+      readOnly: options.readOnly,
+      readOnlyReason: options.readOnlyReason,
+      tenantFilter: options.tenantFilter,
+    };
+    const common = { intervalMs: options.intervalMs, exactThreshold: options.exactThreshold, maxRefreshes: options.maxRefreshes };
     instance = render(
-      <TopApp
-        backend={options.backend}
-        backendForTenant={options.backendForTenant}
-        connection={options.connection}
-        intervalMs={options.intervalMs}
-        readOnly={options.readOnly}
-        readOnlyReason={options.readOnlyReason}
-        exactThreshold={options.exactThreshold}
-        maxRefreshes={options.maxRefreshes}
-        tenantFilter={options.tenantFilter}
-      />,
+      options.contexts ? <ContextsTop setup={options.contexts} first={store} {...common} /> : <TopApp {...store} {...common} />,
       // Ctrl-C is TopApp's, so it leaves through the same path as q.
       { stdout, stdin, stderr, exitOnCtrlC: false, patchConsole: true },
     );

@@ -24,6 +24,8 @@ export interface HeaderProps {
   readonly refreshingSince: number | undefined;
   readonly now: number;
   readonly hasHealth: boolean;
+  /** The current context, when top has several stores (`:` switches). */
+  readonly context?: string | undefined;
 }
 
 export const HEADER_LINES = 4;
@@ -50,6 +52,11 @@ export function Header(p: HeaderProps) {
         <Text bold color="cyan">
           smq top
         </Text>
+        {p.context !== undefined ? (
+          <Text color="magenta" bold>
+            {` [${escapeControl(p.context)}]`}
+          </Text>
+        ) : null}
         {p.readOnly ? (
           <Text color="yellow" bold>
             {p.readOnlyReason && !p.readOnlyReason.includes('--read-only')

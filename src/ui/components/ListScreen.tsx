@@ -67,7 +67,8 @@ export function ListScreen(p: ListScreenProps) {
           p.onCommand(cmd, list.selectedQueue);
       }
     },
-    { active: p.active },
+    // Keys typed before the first refresh (at start, or just after a switch of context) wait for the queues.
+    { active: p.active, ready: p.monitor.refreshes > 0 },
   );
 
   const { filter, filterText } = list;

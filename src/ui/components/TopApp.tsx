@@ -4,7 +4,7 @@
 // backends, actions), calculations from ../model; the screens and prompts only display.
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Box, useApp } from 'ink';
-import { useKeyRouter } from '../hooks/useKeys.js';
+import { useKeyRouter, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend, Message } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
 import { parseMessageId } from '../../text/ids.js';
@@ -17,7 +17,7 @@ import { totalsOf } from '../model/rows.js';
 import { clampInterval, stepInterval } from '../model/interval.js';
 import { formatInterval } from '../model/format.js';
 import { useQueueActions } from '../hooks/useQueueActions.js';
-import { useOps, type OpsContext } from '../hooks/useOps.js';
+import { opsContextOf, useOps } from '../hooks/useOps.js';
 import { OpsPrompt } from './OpsPrompt.js';
 import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
@@ -25,7 +25,7 @@ import { useTenantBackends } from '../hooks/useTenantBackends.js';
 import { useTerminalSize, type TerminalSize } from '../hooks/useTerminalSize.js';
 import { Footer, FOOTER_LINES } from './Footer.js';
 import { useNotice } from '../hooks/useNotice.js';
-import { keyHints } from '../model/hints.js';
+import { footerHints } from '../model/footer-hints.js';
 import { sortKeysOf } from '../model/columns.js';
 import { Header, HEADER_LINES } from './Header.js';
 import { Help } from './Help.js';
@@ -39,11 +39,12 @@ import { SearchScreen } from './views/SearchScreen.js';
 import { DetailsScreen } from './views/DetailsScreen.js';
 import { useSearch } from '../hooks/useSearch.js';
 import { useTopCommands } from '../hooks/useTopCommands.js';
-import { SEARCH_HINTS } from '../model/search.js';
-import { DETAILS_HINTS } from '../model/details.js';
-import { viewHelp, viewHints } from '../model/view-keys.js';
+import { viewHelp } from '../model/view-keys.js';
 import { lacking } from '../../backends/index.js';
 import { queueRefOf } from '../model/queue-ref.js';
+import { useContextPicker } from '../hooks/useContextPicker.js';
+import type { ContextsControl } from '../hooks/useContexts.js';
+import { ContextsScreen } from './views/ContextsScreen.js';
 
 export interface TopAppProps {
   readonly backend: Backend;
@@ -71,6 +72,10 @@ export interface TopAppProps {
   readonly size?: TerminalSize | undefined;
   /** Called once when top quits (q, Ctrl-C, -n reached). */
   readonly onExit?: (() => void) | undefined;
+  /** Several stores (ContextsTop): `:` picks another; the header names the current one. */
+  readonly contexts?: ContextsControl | undefined;
+  /** The keyboard queue, kept across a switch of context (ContextsTop); else TopApp's own. */
+  readonly keyRouter?: KeyRouter | undefined;
 }
 
 export function TopApp(props: TopAppProps) {
@@ -84,6 +89,7 @@ export function TopApp(props: TopAppProps) {
   const [nav, dispatch] = useReducer(navigate, INITIAL_NAVIGATION);
   const [status, say] = useNotice();
   const [opening, setOpening] = useState(false);
+  const picker = useContextPicker(props.contexts, say);
 
   const bodyHeight = Math.max(3, size.rows - 1 - HEADER_LINES - FOOTER_LINES);
   const monitor = useQueueMonitor(backend, { intervalMs, paused, exactThreshold: props.exactThreshold });
@@ -182,7 +188,7 @@ export function TopApp(props: TopAppProps) {
       case 'back':
         return dispatch({ type: 'back' });
       case 'action': {
-        const ctx = opsContext(message);
+        const ctx = opsContextOf(top, message);
         if (ctx && (cmd.action === 'delete' || cmd.action === 'archive' || cmd.action === 'makeVisible') && ops.bulk(cmd.action, ctx))
           return;
         return actions.request(cmd.action, queue, message);
@@ -207,6 +213,8 @@ export function TopApp(props: TopAppProps) {
         else dispatch({ type: 'openTopics' });
         return;
       }
+      case 'contexts':
+        return picker.open();
       case 'mark':
       case 'markAll':
       case 'markReads':
@@ -215,19 +223,11 @@ export function TopApp(props: TopAppProps) {
       case 'restore':
       case 'export':
       case 'archiveView': {
-        const ctx = opsContext(message);
+        const ctx = opsContextOf(top, message);
         if (ctx) ops.command(cmd, ctx);
         return;
       }
     }
-  };
-  // Where the operator's keys act: the queue view on top (its marks, its state filter) or the message shown.
-  const opsContext = (message: Message | undefined): OpsContext | undefined => {
-    if (top.kind !== 'queue' && top.kind !== 'message') return undefined;
-    const source = top.source ?? 'queue';
-    const state = top.kind === 'queue' ? top.paging.state : 'all';
-    const grouped = top.kind === 'queue' && top.paging.group !== undefined;
-    return { queue: top.queue, source, message, state, grouped, marksApply: top.kind === 'queue' };
   };
   const onScreenCommand = (cmd: Command, message: Message | undefined) => {
     if (top.kind === 'queue' || top.kind === 'message') onCommand(cmd, top.queue, message);
@@ -250,15 +250,18 @@ export function TopApp(props: TopAppProps) {
 
   // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
   // the rest goes to the prompt if one is open, else to the screen on top.
-  const keyRouter = useKeyRouter(quit, actions.busy || opening || ops.busy || extra.busy);
+  const keyRouter = useKeyRouter(quit, actions.busy || opening || ops.busy || extra.busy, props.keyRouter);
 
   const now = Date.now();
   const screenBackend = top.kind === 'list' || top.kind === 'topics' ? undefined : tenants.backendOf(top.queue);
   const screenActive = modal === undefined && opsModal === undefined;
   const reloadToken = actions.reloadToken + ops.reloadToken;
   const common = { keys: keyRouter, capabilities: caps, live, width: size.columns, height: bodyHeight, active: screenActive, now };
+  const searching = top.kind === 'queue' && search.state?.queueKey === top.queue.key && top.source !== 'archive';
   let body: ReactNode = null;
-  if (modal?.kind === 'help') {
+  if (picker.isOpen && props.contexts) {
+    body = <ContextsScreen keys={keyRouter} contexts={props.contexts} picker={picker} width={size.columns} height={bodyHeight} />;
+  } else if (modal?.kind === 'help') {
     const helpProps = {
       screen: top.kind,
       readOnly,
@@ -300,7 +303,7 @@ export function TopApp(props: TopAppProps) {
         now={now}
       />
     );
-  } else if (top.kind === 'queue' && screenBackend && search.state?.queueKey === top.queue.key && top.source !== 'archive') {
+  } else if (top.kind === 'queue' && screenBackend && searching && search.state) {
     const found = search.state;
     body = (
       <SearchScreen
@@ -383,6 +386,7 @@ export function TopApp(props: TopAppProps) {
         refreshingSince={monitor.refreshingSince}
         now={now}
         hasHealth={typeof backend.health === 'function'}
+        context={props.contexts?.current}
       />
       {body}
       <Footer
@@ -406,19 +410,10 @@ export function TopApp(props: TopAppProps) {
           ) : undefined
         }
         status={status}
-        hints={
-          top.kind === 'groups' || top.kind === 'topics'
-            ? viewHints(top.kind)
-            : top.kind === 'list' && details
-              ? DETAILS_HINTS
-              : top.kind === 'queue' && search.state?.queueKey === top.queue.key && top.source !== 'archive'
-                ? SEARCH_HINTS
-                : keyHints(top.kind, readOnly, caps.archive, {
-                    groups: caps.groups,
-                    topics: caps.topics,
-                    archiveView: top.kind === 'queue' && top.source === 'archive',
-                  })
-        }
+        hints={footerHints(top.kind, { details: details !== undefined, search: searching, picker: picker.isOpen }, readOnly, caps, {
+          archiveView: top.kind === 'queue' && top.source === 'archive',
+          contexts: props.contexts !== undefined,
+        })}
         width={size.columns}
       />
     </Box>

@@ -117,6 +117,15 @@ export class KeyRouter {
     this.pump();
   }
 
+  /**
+   * A new owner (smq top started over on another context, hooks/useContexts) takes the
+   * router with the keys still queued: its commits count from 0.
+   */
+  adopt(): void {
+    this.awaitedTick = 0;
+    this.lastTick = 0;
+  }
+
   /** The owner's layout effect, after every commit (children's targets are registered by then). */
   committed(tick: number, blocked: boolean): void {
     this.lastTick = tick;
@@ -219,11 +228,15 @@ export class KeyRouter {
 /**
  * The router of the app: reads the terminal (raw mode, Ink's stdin events), and commits
  * once per key. `onInterrupt` is Ctrl-C; while `blocked` (the app is opening a queue or
- * running an action) keys wait as they do for a loading screen.
+ * running an action) keys wait as they do for a loading screen. A `shared` router outlives
+ * its owner (top switching context): its queue is kept for the next one.
  */
-export function useKeyRouter(onInterrupt: () => void, blocked: boolean): KeyRouter {
+export function useKeyRouter(onInterrupt: () => void, blocked: boolean, shared?: KeyRouter): KeyRouter {
   const router = useRef<KeyRouter | undefined>(undefined);
-  router.current ??= new KeyRouter();
+  if (router.current === undefined) {
+    router.current = shared ?? new KeyRouter();
+    router.current.adopt();
+  }
   const r = router.current;
   r.onInterrupt = onInterrupt;
   const [tick, setTick] = useState(0);
@@ -241,9 +254,9 @@ export function useKeyRouter(onInterrupt: () => void, blocked: boolean): KeyRout
     events.on('input', onInput);
     return () => {
       events.off('input', onInput);
-      r.dispose();
+      if (r !== shared) r.dispose();
     };
-  }, [events, r]);
+  }, [events, r, shared]);
   return r;
 }
 

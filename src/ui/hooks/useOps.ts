@@ -14,6 +14,7 @@ import { errorText } from '../model/monitor.js';
 import type { OpsCommand } from '../model/ops-keys.js';
 import type { StateFilter } from '../model/paging.js';
 import type { QueueRef } from '../model/queue-ref.js';
+import type { ScreenEntry } from '../model/navigation.js';
 import type { Say } from './useQueueActions.js';
 
 export const READ_ONLY_REFUSAL = 'read-only: actions are disabled (top was started with --read-only)';
@@ -39,6 +40,14 @@ export interface OpsContext {
   readonly grouped?: boolean;
   /** False in the message detail: its keys act on that message, whatever is marked. */
   readonly marksApply: boolean;
+}
+
+/** Where the operator's keys act: the queue view on top (its marks, its state filter) or the message shown. */
+export function opsContextOf(top: ScreenEntry, message: Message | undefined): OpsContext | undefined {
+  if (top.kind !== 'queue' && top.kind !== 'message') return undefined;
+  const state = top.kind === 'queue' ? top.paging.state : 'all';
+  const grouped = top.kind === 'queue' && top.paging.group !== undefined;
+  return { queue: top.queue, source: top.source ?? 'queue', message, state, grouped, marksApply: top.kind === 'queue' };
 }
 
 export interface OpsOptions {

@@ -2,7 +2,7 @@
 // steps by id (Backend.searchMessages, SEARCH_STEP rows each), keeps only the matches (at most
 // MAX_MATCHES), says how far it got, and stops between two steps when cancelled. It lives in
 // TopApp, so that the results are still there after a match's detail is closed.
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Backend, Message, MessageId } from '../../backends/types.js';
 import { errorText } from '../model/monitor.js';
 import type { QueueRef } from '../model/queue-ref.js';
@@ -47,6 +47,13 @@ export function useSearch(): Search {
   const run = useRef(0);
   const cancelled = useRef(false);
   const lastText = useRef(new Map<string, string>());
+  // Top quit or switched context: a scan under way stops after its step, as after Esc.
+  useEffect(
+    () => () => {
+      cancelled.current = true;
+    },
+    [],
+  );
 
   const open = useCallback((queueKey: string) => {
     run.current++;

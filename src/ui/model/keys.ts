@@ -58,6 +58,8 @@ export type Command =
   | { readonly type: 'dropQueue' }
   /** `p`: the message (body and headers) in $PAGER (hooks/usePager). */
   | { readonly type: 'pager' }
+  /** `:` anywhere: the contexts (stores) to switch to (k9s' `:ctx`; views/ContextsScreen). */
+  | { readonly type: 'contexts' }
   | OpsCommand;
 
 export type Screen = 'list' | 'queue' | 'message';
@@ -75,6 +77,7 @@ export function common(input: string, key: KeyPress): Command | undefined {
   if (input === 'r' || (key.ctrl && input === 'l')) return { type: 'refresh' };
   if (input === '+' || input === '=') return { type: 'interval', direction: 1 };
   if (input === '-' || input === '_') return { type: 'interval', direction: -1 };
+  if (input === ':') return { type: 'contexts' };
   return undefined;
 }
 
@@ -155,6 +158,7 @@ export function helpFor(
     { keys: 'g/G Home/End', what: 'first / last' },
   ];
   const general: HelpEntry[] = [
+    { keys: ':', what: 'switch context: another database or SmoothMQ file' },
     { keys: 'r', what: 'refresh now' },
     { keys: '+ / -', what: 'refresh interval longer / shorter (0.5 s minimum)' },
     { keys: '?', what: 'this help' },

@@ -45,6 +45,7 @@ export function viewHelp(screen: ViewScreen, lastReadAt: boolean): HelpEntry[] {
     { keys: '< / >', what: 'sort by the previous / next column (again: reverse)' },
     ...sort,
     { keys: 'Esc q ←', what: screen === 'groups' ? 'back to the queue' : 'back to the queue list' },
+    { keys: ':', what: 'switch context: another database or SmoothMQ file' },
     { keys: 'r', what: 'refresh now' },
     { keys: '+ / -', what: 'refresh interval longer / shorter (0.5 s minimum)' },
     { keys: '?', what: 'this help' },
