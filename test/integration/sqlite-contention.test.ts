@@ -251,7 +251,8 @@ describe('SQLite contention: smq beside other writers on one WAL file', () => {
         JSON.stringify({
           sqliteUrl: pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href,
           path: file,
-          holdMs: 8000,
+          // Past the peek and the send's 5 s wait also on a loaded machine (killed after them).
+          holdMs: 30_000,
         }),
       ],
       { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },

@@ -139,8 +139,10 @@ const lineOf = (screen: string, re: RegExp) => screen.split('\n').find((l) => re
     const queue = await t.waitFor(`${fifo} · oldest first`);
     expect(lastLine(queue)).toContain('F groups');
     t.keys('F', 'Down', 'Down', 'Enter');
-    const screen = await t.waitFor(`${fifo} · the group-less lane · oldest first`);
-    expect(screen).toMatch(new RegExp(`^› +${ids['n1']} ready`, 'm'));
+    // The title comes before the rows ("loading…" between).
+    const screen = await t.waitFor(
+      (s) => s.includes(`${fifo} · the group-less lane · oldest first`) && new RegExp(`^› +${ids['n1']} ready`, 'm').test(s),
+    );
     expect(screen).toMatch(new RegExp(`^  +${ids['n2']} ready`, 'm'));
     expect(screen).not.toMatch(new RegExp(`^[› ] +${ids['a1']} `, 'm'));
     t.keys('Escape', '?');
