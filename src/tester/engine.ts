@@ -16,6 +16,7 @@ import { detectEnvironment, type TesterEnvironment } from './environment.js';
 import { COMMAND_GRACE_MS, FailoverWatch } from './failover.js';
 import { HdrLog } from './hdr-log.js';
 import { Supervisor, withDeadline } from './lifecycle.js';
+import { CpuWindow } from './cpu-window.js';
 import { planThreads, STOP_TIMEOUT_MS, threadCounts, WorkerPool, workerName, workerSetup, type RunSetup, type WorkerSlot } from './pool.js';
 import type { TesterEvents, TesterPhase } from './progress.js';
 import type { EventLoopStats } from './protocol.js';
@@ -54,6 +55,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private supervisor: Supervisor | undefined;
   private runStartUs = 0;
   private drainStartUs = 0;
+  private cpuWindow: CpuWindow | undefined;
   private drainOutcome: DrainOutcome = 'skipped';
   /** Receivers keep watching for late resurrections until then (µs); see settle.ts. */
   private settleUntilUs = 0;
@@ -161,6 +163,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
 
       cpuStart = process.cpuUsage();
       this.runStartUs = monoUs();
+      this.cpuWindow = new CpuWindow(this.runStartUs + c.warmupMs * 1000);
       this.hdrLog?.start(Date.now());
       this.pool.start(this.runStartUs);
       this.failover.start(this.runStartUs, backend, (f) => this.emit('fault', f));
@@ -209,6 +212,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         nowUs: monoUs(),
         cores: os.availableParallelism(),
         cpu,
+        steadyCpu: this.cpuWindow?.result() ?? null,
         interrupted: this.interrupted,
         interruptedBy: this.interruptSignal,
         failure: after.failure,
@@ -299,6 +303,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         this.onFatal(`${workerName(w.role, w.indices)} did not stop within ${STOP_TIMEOUT_MS / 1000} s`),
       );
       if (this.fatal !== undefined) return false;
+      const checker = this.collector?.checker;
+      if (checker) this.cpuWindow?.observe(monoUs(), this.config.receivers > 0 ? checker.ackedDelivered : checker.ackedSends, this.phase === 'sending');
       if (this.phase === 'sending' && this.pool.sendersDone) this.beginDrain();
       if (this.phase === 'draining') this.checkDrain();
       if (this.phase === 'settling' && (this.interrupted || monoUs() >= this.settleUntilUs)) this.stopReceivers();

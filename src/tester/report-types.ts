@@ -1,4 +1,5 @@
 // The shape of a run's JSON report (--json); report.ts builds it.
+import type { SteadyCpu } from './cpu-window.js';
 import type { FanoutReport } from './fanout.js';
 import type { CheckerCounts, ExampleClass, MessageRef } from './checker.js';
 import type { FailoverReport } from './failover.js';
@@ -116,6 +117,8 @@ export interface TesterReport {
   readonly tester: {
     readonly warnings: readonly string[];
     readonly cpuPercentOfCores: number;
+    /** The tester's CPU per message in its steady state (after --warmup, while sending); null without one. */
+    readonly steadyCpu: SteadyCpu | null;
     readonly cores: number;
     readonly workers: readonly WorkerReport[];
   };

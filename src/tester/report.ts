@@ -23,6 +23,7 @@ import type { DatabaseFigures } from './store-figures.js';
 import type { SeriesPoint } from './series.js';
 import { decideVerdict } from './verdict.js';
 import { callsReport, configReport, peakBacklog } from './report-parts.js';
+import type { SteadyCpu } from './cpu-window.js';
 import { cpuShare, pacingWarnings, round2, testerWarnings } from './warnings.js';
 
 export type * from './report-types.js';
@@ -47,6 +48,8 @@ export interface ReportInput {
   readonly cores: number;
   /** CPU the process used during the run. */
   readonly cpu: NodeJS.CpuUsage;
+  /** CPU per message from the end of --warmup to the end of sending (cpu-window.ts). */
+  readonly steadyCpu: SteadyCpu | null;
   readonly interrupted: boolean;
   readonly interruptedBy: StopSignal | undefined;
   /** Why the run stopped early or cannot back a verdict. */
@@ -261,7 +264,7 @@ export function buildReport(x: ReportInput): TesterReport {
           reconnects: sum('receiver', (t) => t.listenReconnects),
         }
       : null,
-    tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, cores, workers },
+    tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, steadyCpu: x.steadyCpu, cores, workers },
     errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
     maxP99,
     hdrLog: c.hdrLogPath ?? null,

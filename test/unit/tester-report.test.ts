@@ -121,6 +121,7 @@ function cleanRun(): ReportInput {
     nowUs: 10_000_000,
     cores: 2,
     cpu: { user: 100_000, system: 0 },
+    steadyCpu: null,
     interrupted: false,
     interruptedBy: undefined,
     failure: undefined,
@@ -165,6 +166,7 @@ describe('buildReport', () => {
     expect(r.tester).toEqual({
       warnings: [],
       cpuPercentOfCores: 2.5,
+      steadyCpu: null,
       cores: 2,
       workers: [
         { role: 'sender', indices: [0], eventLoopP99Ms: 2, eventLoopMaxMs: 3, utilization: 0.5, errors: 0 },
