@@ -54,6 +54,15 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const ONLY = process.env.BENCH_ONLY;
 
 const log = (text) => process.stderr.write(`bench: ${text}\n`);
+/** Writes a report to bench/results/<date><suffix>.md and stdout, and ends the run. */
+function finish(suffix, text) {
+  mkdirSync(join(BENCH, 'results'), { recursive: true });
+  const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}${suffix}.md`);
+  writeFileSync(file, text);
+  process.stdout.write(text + '\n');
+  log(`written to ${file}`);
+  process.exit(0);
+}
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -446,12 +455,7 @@ if (ONLY === 'pipeline') {
     ...(await pipelineSection()),
   ].join('\n');
   await client.end();
-  mkdirSync(join(BENCH, 'results'), { recursive: true });
-  const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}-pipeline.md`);
-  writeFileSync(file, text);
-  process.stdout.write(text + '\n');
-  log(`written to ${file}`);
-  process.exit(0);
+  finish('-pipeline', text);
 }
 
 if (ONLY === 'rate') {
@@ -466,12 +470,7 @@ if (ONLY === 'rate') {
     ...rateLines(await rateLatency()),
   ].join('\n');
   await client.end();
-  mkdirSync(join(BENCH, 'results'), { recursive: true });
-  const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}-rate.md`);
-  writeFileSync(file, text);
-  process.stdout.write(text + '\n');
-  log(`written to ${file}`);
-  process.exit(0);
+  finish('-rate', text);
 }
 
 // Tester layouts: the default (on Postgres, half the cores' threads per role, every sender and
@@ -556,12 +555,7 @@ if (ONLY === 'targets') {
     ...targetLines(send, cycle),
   ].join('\n');
   await client.end();
-  mkdirSync(join(BENCH, 'results'), { recursive: true });
-  const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}-targets.md`);
-  writeFileSync(file, text);
-  process.stdout.write(text + '\n');
-  log(`written to ${file}`);
-  process.exit(0);
+  finish('-targets', text);
 }
 
 /**
@@ -817,8 +811,4 @@ for (const m of results.memory) {
 }
 lines.push('');
 const text = lines.join('\n');
-mkdirSync(join(BENCH, 'results'), { recursive: true });
-const file = join(BENCH, 'results', `${environment.date.slice(0, 19).replace(/[:T]/g, '-')}.md`);
-writeFileSync(file, text);
-process.stdout.write(text + '\n');
-log(`written to ${file}`);
+finish('', text);
