@@ -5,19 +5,15 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Box, useApp } from 'ink';
 import { useKeyRouter, type KeyRouter } from '../hooks/useKeys.js';
-import type { Backend, Message } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
-import { parseMessageId } from '../../text/ids.js';
-import { type Command } from '../model/keys.js';
-import { errorText } from '../model/monitor.js';
+import type { Backend } from '../../backends/types.js';
 import { INITIAL_NAVIGATION, navigate, topScreen } from '../model/navigation.js';
 import type { QueueRef } from '../model/queue-ref.js';
 import { sumRates } from '../model/rates.js';
 import { totalsOf } from '../model/rows.js';
-import { clampInterval, stepInterval } from '../model/interval.js';
-import { formatInterval } from '../model/format.js';
+import { clampInterval } from '../model/interval.js';
 import { useQueueActions } from '../hooks/useQueueActions.js';
-import { opsContextOf, useOps } from '../hooks/useOps.js';
+import { useOps } from '../hooks/useOps.js';
+import { useCommandDispatch } from '../hooks/useCommandDispatch.js';
 import { OpsPrompt } from './OpsPrompt.js';
 import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
@@ -40,8 +36,6 @@ import { DetailsScreen } from './views/DetailsScreen.js';
 import { useSearch } from '../hooks/useSearch.js';
 import { useTopCommands } from '../hooks/useTopCommands.js';
 import { viewHelp } from '../model/view-keys.js';
-import { lacking } from '../../backends/index.js';
-import { queueRefOf } from '../model/queue-ref.js';
 import { useContextPicker } from '../hooks/useContextPicker.js';
 import type { ContextsControl } from '../hooks/useContexts.js';
 import { ContextsScreen } from './views/ContextsScreen.js';
@@ -88,7 +82,6 @@ export function TopApp(props: TopAppProps) {
   const [paused, setPaused] = useState(false);
   const [nav, dispatch] = useReducer(navigate, INITIAL_NAVIGATION);
   const [status, say] = useNotice();
-  const [opening, setOpening] = useState(false);
   const picker = useContextPicker(props.contexts, say);
 
   const bodyHeight = Math.max(3, size.rows - 1 - HEADER_LINES - FOOTER_LINES);
@@ -147,110 +140,32 @@ export function TopApp(props: TopAppProps) {
     say('cancelled');
   };
 
-  const openQueue = async (queue: QueueRef, group?: string | null) => {
-    setOpening(true); // keys typed after Enter are for the queue view: they wait for it
-    try {
-      await tenants.resolveBackend(queue);
-      dispatch({ type: 'openQueue', queue, pageSize: Math.max(1, bodyHeight - 2), ...(group === undefined ? {} : { group }) });
-    } catch (e) {
-      say(`cannot open ${queue.label}: ${errorText(e)}`, 'error');
-    } finally {
-      setOpening(false);
-    }
-  };
-
-  // Commands every screen shares; a screen's own keys are handled by the screen.
-  const onCommand = (cmd: Command, queue: QueueRef | undefined, message: Message | undefined) => {
-    if (extra.handle(cmd, queue, message, top.kind === 'list' && !details)) return;
-    switch (cmd.type) {
-      case 'quit':
-        return quit();
-      case 'help':
-        return dispatch({ type: 'openModal', modal: { kind: 'help' } });
-      case 'filter':
-        if (top.kind === 'list') dispatch({ type: 'openModal', modal: { kind: 'filter' } });
-        return;
-      case 'jump':
-        if (top.kind !== 'list') dispatch({ type: 'openModal', modal: { kind: 'jump' } });
-        return;
-      case 'open':
-        if (top.kind === 'queue' && message) dispatch({ type: 'openMessage', id: message.id });
-        return;
-      case 'interval': {
-        const next = stepInterval(intervalMs, cmd.direction);
-        setIntervalMs(next);
-        return say(`refresh every ${formatInterval(next)}`);
-      }
-      case 'pause':
-        return setPaused((p) => !p);
-      case 'refresh':
-        return monitor.refreshNow();
-      case 'back':
-        return dispatch({ type: 'back' });
-      case 'action': {
-        const ctx = opsContextOf(top, message);
-        if (ctx && (cmd.action === 'delete' || cmd.action === 'archive' || cmd.action === 'makeVisible') && ops.bulk(cmd.action, ctx))
-          return;
-        return actions.request(cmd.action, queue, message);
-      }
-      case 'details':
-        if (top.kind !== 'list' || !queue) return;
-        void tenants.resolveBackend(queue).then(
-          (b) => (b.queueDetails ? setDetails(queue) : say('this store has no queue details', 'error')),
-          (e: unknown) => say(`cannot open ${queue.label}: ${errorText(e)}`, 'error'),
-        );
-        return;
-      case 'search':
-        if (top.kind !== 'queue') return;
-        if (top.source === 'archive') return say('search works in the live queue: Esc, then /', 'error');
-        if (!tenants.backendOf(top.queue)?.searchMessages) return say('this store cannot search messages', 'error');
-        return search.open(top.queue.key);
-      case 'view': {
-        // Only what the store has: a side view it lacks says so in one line.
-        const feature = cmd.view === 'groups' ? 'groups' : 'topics';
-        if (!caps[feature]) return say(errorText(lacking(feature)), 'error');
-        if (cmd.view === 'groups') dispatch({ type: 'openGroups' });
-        else dispatch({ type: 'openTopics' });
-        return;
-      }
-      case 'contexts':
-        return picker.open();
-      case 'mark':
-      case 'markAll':
-      case 'markReads':
-      case 'clearMarks':
-      case 'moveTo':
-      case 'restore':
-      case 'export':
-      case 'archiveView': {
-        const ctx = opsContextOf(top, message);
-        if (ctx) ops.command(cmd, ctx);
-        return;
-      }
-    }
-  };
-  const onScreenCommand = (cmd: Command, message: Message | undefined) => {
-    if (top.kind === 'queue' || top.kind === 'message') onCommand(cmd, top.queue, message);
-  };
-  const onViewCommand = (cmd: Command | { readonly type: 'testRoute' }) => {
-    if (cmd.type !== 'testRoute') onCommand(cmd, undefined, undefined);
-  };
-  // A binding's queue, from the list's rows (a queue the list does not have cannot be opened).
-  const openBoundQueue = (name: string) => {
-    const row = list.allRows.find((r) => r.rawName === name) ?? list.allRows.find((r) => r.rawName.toLowerCase() === name.toLowerCase());
-    if (!row) return say(`queue ${escapeControl(name)} is not in the list`, 'error');
-    void openQueue(queueRefOf(row, list.showTenant));
-  };
-  const jump = (text: string) => {
-    const parsed = parseMessageId(text.trim()); // typed text: spaces around the id do no harm
-    if (!parsed.ok) return say(`not a message id: ${escapeControl(text)}`, 'error');
-    dispatch({ type: 'jump', id: parsed.id });
-    say(`from message ${parsed.id}`);
-  };
+  const commands = useCommandDispatch({
+    top,
+    dispatch,
+    capabilities: caps,
+    bodyHeight,
+    details,
+    setDetails,
+    intervalMs,
+    setIntervalMs,
+    setPaused,
+    say,
+    quit,
+    refreshList: monitor.refreshNow,
+    extra,
+    ops,
+    actions,
+    tenants,
+    search,
+    picker,
+    list,
+  });
+  const { onCommand, onScreenCommand, onViewCommand, openQueue, openBoundQueue, jump } = commands;
 
   // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
   // the rest goes to the prompt if one is open, else to the screen on top.
-  const keyRouter = useKeyRouter(quit, actions.busy || opening || ops.busy || extra.busy, props.keyRouter);
+  const keyRouter = useKeyRouter(quit, actions.busy || commands.opening || ops.busy || extra.busy, props.keyRouter);
 
   const now = Date.now();
   const screenBackend = top.kind === 'list' || top.kind === 'topics' ? undefined : tenants.backendOf(top.queue);
