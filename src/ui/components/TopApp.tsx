@@ -2,7 +2,7 @@
 // guard every action. This component wires state to screens: where top is comes from the
 // navigation reducer (../model/navigation), data from the hooks (list refresh, tenant
 // backends, actions), calculations from ../model; the screens and prompts only display.
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Box, useApp } from 'ink';
 import { useKeyRouter, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend } from '../../backends/types.js';
@@ -22,23 +22,13 @@ import { useTerminalSize, type TerminalSize } from '../hooks/useTerminalSize.js'
 import { Footer, FOOTER_LINES } from './Footer.js';
 import { useNotice } from '../hooks/useNotice.js';
 import { footerHints } from '../model/footer-hints.js';
-import { sortKeysOf } from '../model/columns.js';
 import { Header, HEADER_LINES } from './Header.js';
-import { Help } from './Help.js';
-import { ListScreen } from './ListScreen.js';
-import { MessageScreen } from './MessageScreen.js';
 import { ModalPrompt } from './Prompts.js';
-import { QueueScreen } from './QueueScreen.js';
-import { GroupsScreen } from './views/GroupsScreen.js';
-import { TopicsScreen } from './views/TopicsScreen.js';
-import { SearchScreen } from './views/SearchScreen.js';
-import { DetailsScreen } from './views/DetailsScreen.js';
+import { TopScreens, type ScreenCommon } from './TopScreens.js';
 import { useSearch } from '../hooks/useSearch.js';
 import { useTopCommands } from '../hooks/useTopCommands.js';
-import { viewHelp } from '../model/view-keys.js';
 import { useContextPicker } from '../hooks/useContextPicker.js';
 import type { ContextsControl } from '../hooks/useContexts.js';
-import { ContextsScreen } from './views/ContextsScreen.js';
 
 export interface TopAppProps {
   readonly backend: Backend;
@@ -161,130 +151,24 @@ export function TopApp(props: TopAppProps) {
     picker,
     list,
   });
-  const { onCommand, onScreenCommand, onViewCommand, openQueue, openBoundQueue, jump } = commands;
 
   // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
   // the rest goes to the prompt if one is open, else to the screen on top.
   const keyRouter = useKeyRouter(quit, actions.busy || commands.opening || ops.busy || extra.busy, props.keyRouter);
 
   const now = Date.now();
-  const screenBackend = top.kind === 'list' || top.kind === 'topics' ? undefined : tenants.backendOf(top.queue);
   const screenActive = modal === undefined && opsModal === undefined;
   const reloadToken = actions.reloadToken + ops.reloadToken;
-  const common = { keys: keyRouter, capabilities: caps, live, width: size.columns, height: bodyHeight, active: screenActive, now };
+  const common: ScreenCommon = {
+    keys: keyRouter,
+    capabilities: caps,
+    live,
+    width: size.columns,
+    height: bodyHeight,
+    active: screenActive,
+    now,
+  };
   const searching = top.kind === 'queue' && search.state?.queueKey === top.queue.key && top.source !== 'archive';
-  let body: ReactNode = null;
-  if (picker.isOpen && props.contexts) {
-    body = <ContextsScreen keys={keyRouter} contexts={props.contexts} picker={picker} width={size.columns} height={bodyHeight} />;
-  } else if (modal?.kind === 'help') {
-    const helpProps = {
-      screen: top.kind,
-      readOnly,
-      archive: caps.archive,
-      failedState: caps.failedState,
-      archiveView: top.kind === 'queue' && top.source === 'archive',
-      sortKeys: sortKeysOf(list.visibleColumnIds),
-      groups: caps.groups,
-      topics: caps.topics,
-      entries: top.kind === 'groups' || top.kind === 'topics' ? viewHelp(top.kind, caps.lastReadAt) : undefined,
-    };
-    body = <Help keys={keyRouter} {...helpProps} height={bodyHeight} width={size.columns} onClose={close} />;
-  } else if (top.kind === 'list' && details) {
-    body = (
-      <DetailsScreen
-        {...common}
-        key={`${details.key}/details`}
-        backend={tenants.backendOf(details) ?? backend}
-        queue={details}
-        onClose={() => setDetails(undefined)}
-        onOpen={() => {
-          setDetails(undefined);
-          void openQueue(details);
-        }}
-        onCommand={(cmd) => onCommand(cmd, details, undefined)}
-      />
-    );
-  } else if (top.kind === 'list') {
-    body = (
-      <ListScreen
-        keys={keyRouter}
-        list={list}
-        monitor={state}
-        onOpen={(q) => void openQueue(q)}
-        onCommand={(cmd, q) => onCommand(cmd, q, undefined)}
-        active={screenActive}
-        width={size.columns}
-        height={bodyHeight}
-        now={now}
-      />
-    );
-  } else if (top.kind === 'queue' && screenBackend && searching && search.state) {
-    const found = search.state;
-    body = (
-      <SearchScreen
-        {...common}
-        search={found}
-        queue={top.queue}
-        stats={list.allRows.find((r) => r.key === top.queue.key)?.stats}
-        onSubmit={(text) => search.start(screenBackend, top.queue, text)}
-        onCancel={search.cancel}
-        onClose={search.close}
-        onAgain={() => search.open(top.queue.key)}
-        onSelect={search.select}
-        onOpen={(i) => {
-          const m = found.matches[i];
-          if (m) dispatch({ type: 'openMessage', id: m.id });
-        }}
-        onCommand={(cmd) => onCommand(cmd, top.queue, undefined)}
-      />
-    );
-  } else if (top.kind === 'queue' && screenBackend) {
-    body = (
-      <QueueScreen
-        {...common}
-        key={`${top.queue.key}/${top.source ?? 'queue'}`}
-        backend={screenBackend}
-        queue={top.queue}
-        source={top.source}
-        isMarked={ops.isMarkedIn(top.queue, top.source ?? 'queue')}
-        marksText={ops.marksTextOf(top.queue, top.source ?? 'queue')}
-        row={list.allRows.find((r) => r.key === top.queue.key)}
-        paging={top.paging}
-        selected={top.selected}
-        onChange={(paging, selected) => dispatch({ type: 'paged', paging, selected })}
-        onCommand={onScreenCommand}
-        reloadToken={reloadToken}
-        say={say}
-      />
-    );
-  } else if (top.kind === 'groups' && screenBackend) {
-    body = (
-      <GroupsScreen
-        {...common}
-        key={`${top.queue.key}/groups`}
-        backend={screenBackend}
-        queue={top.queue}
-        onOpenGroup={(group) => void openQueue(top.queue, group)}
-        onCommand={onViewCommand}
-      />
-    );
-  } else if (top.kind === 'topics') {
-    body = <TopicsScreen {...common} key="topics" backend={backend} onOpenQueue={openBoundQueue} onCommand={onViewCommand} />;
-  } else if (top.kind === 'message' && screenBackend) {
-    body = (
-      <MessageScreen
-        {...common}
-        key={`${top.queue.key}/${top.id}`}
-        backend={screenBackend}
-        queue={top.queue}
-        id={top.id}
-        source={top.source}
-        onCommand={onScreenCommand}
-        reloadToken={reloadToken}
-      />
-    );
-  }
-
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows - 1}>
       <Header
@@ -303,7 +187,27 @@ export function TopApp(props: TopAppProps) {
         hasHealth={typeof backend.health === 'function'}
         context={props.contexts?.current}
       />
-      {body}
+      <TopScreens
+        common={common}
+        backend={backend}
+        nav={nav}
+        dispatch={dispatch}
+        readOnly={readOnly}
+        contexts={props.contexts}
+        picker={picker}
+        list={list}
+        monitor={state}
+        tenants={tenants}
+        search={search}
+        searching={searching}
+        ops={ops}
+        details={details}
+        setDetails={setDetails}
+        reloadToken={reloadToken}
+        commands={commands}
+        say={say}
+        closeHelp={close}
+      />
       <Footer
         prompt={
           // Jumping needs the queue view on top.
@@ -315,7 +219,7 @@ export function TopApp(props: TopAppProps) {
               jsonBodies={caps.jsonBodies}
               filterText={list.filterText}
               onFilterChange={list.setFilterText}
-              onJump={jump}
+              onJump={commands.jump}
               actions={actions}
               close={close}
               cancel={cancel}
