@@ -2,8 +2,8 @@
 // guard every action. This component wires state to screens: where top is comes from the
 // navigation reducer (../model/navigation), data from the hooks (list refresh, tenant
 // backends, actions), calculations from ../model; the screens and prompts only display.
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Box, useApp } from 'ink';
+import { useMemo, useReducer, useState } from 'react';
+import { Box } from 'ink';
 import { useKeyRouter, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend } from '../../backends/types.js';
 import { INITIAL_NAVIGATION, navigate, topScreen } from '../model/navigation.js';
@@ -14,6 +14,7 @@ import { clampInterval } from '../model/interval.js';
 import { useQueueActions } from '../hooks/useQueueActions.js';
 import { useOps } from '../hooks/useOps.js';
 import { useCommandDispatch } from '../hooks/useCommandDispatch.js';
+import { useTopExit } from '../hooks/useTopExit.js';
 import { OpsPrompt } from './OpsPrompt.js';
 import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
@@ -65,7 +66,6 @@ export interface TopAppProps {
 export function TopApp(props: TopAppProps) {
   const { backend, readOnly } = props;
   const caps = backend.capabilities;
-  const { exit } = useApp();
   const size = useTerminalSize(props.size);
 
   const [intervalMs, setIntervalMs] = useState(() => clampInterval(props.intervalMs));
@@ -101,19 +101,7 @@ export function TopApp(props: TopAppProps) {
   });
   const opsModal = extra.promptOr(ops.modal, ops.closeModal);
 
-  // One exit path for q, Ctrl-C and -n.
-  const exited = useRef(false);
-  const { onExit } = props;
-  const quit = useCallback(() => {
-    if (exited.current) return;
-    exited.current = true;
-    onExit?.();
-    exit();
-  }, [exit, onExit]);
-
-  useEffect(() => {
-    if (props.maxRefreshes !== undefined && state.refreshes >= props.maxRefreshes) quit();
-  }, [state.refreshes, props.maxRefreshes, quit]);
+  const quit = useTopExit(props.onExit, state.refreshes, props.maxRefreshes);
 
   const list = useQueueList(state.rows.rows, {
     tenantFilter: props.tenantFilter,
