@@ -1,7 +1,9 @@
 // smq top: the queue list, the queue view and the message detail, with the prompts that
-// guard every action. This component wires state to screens: where top is comes from the
-// navigation reducer (../model/navigation), data from the hooks (list refresh, tenant
-// backends, actions), calculations from ../model; the screens and prompts only display.
+// guard every action. This component composes hooks and lays out header, screen and footer:
+// where top is comes from the navigation reducer (../model/navigation), data from the hooks
+// (list refresh, tenant backends, actions), what a shared command does from
+// hooks/useCommandDispatch, the screen on top from TopScreens; the screens and prompts only
+// display.
 import { useMemo, useReducer, useState } from 'react';
 import { Box } from 'ink';
 import { useKeyRouter, type KeyRouter } from '../hooks/useKeys.js';
