@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { QueueStats } from '../../src/backends/types.js';
 import { PGMQ_CAPABILITIES, SQLITE_CAPABILITIES } from '../helpers/ui/fake-backend.js';
-import { applyQueueStats, EMPTY_ROWS, type QueueRow } from '../../src/ui/model/rows.js';
+import { applyQueueStats, EMPTY_ROWS, rowNamed, type QueueRow } from '../../src/ui/model/rows.js';
 import { compileFilter, filterRows, shiftSort, sortBy, sortRows, columnForSortKey } from '../../src/ui/model/sort.js';
 import { availableColumns, columnSpec, columnWidth, layoutColumns, COLUMN_GAP } from '../../src/ui/model/columns.js';
 import { decodeDriverName, encodeDriverName } from '../../src/ui/model/names.js';
@@ -156,6 +156,34 @@ describe('columns for the terminal width', () => {
     expect(ids).toContain('name');
     expect(ids).toContain('ready');
     expect(ids.length).toBeLessThan(6);
+  });
+});
+
+describe('a queue named by a topic binding', () => {
+  const named = (...names: string[]) => rows(...names.map((name) => ({ name })));
+
+  test('the exact name wins over one that differs only in case', () => {
+    const list = named('orders', 'Orders', 'payments');
+    expect(rowNamed(list, 'Orders')?.rawName).toBe('Orders');
+    expect(rowNamed(list, 'orders')?.rawName).toBe('orders');
+  });
+
+  test('without an exact match, the first name that differs only in case', () => {
+    expect(rowNamed(named('payments', 'Order_Events', 'ORDER_EVENTS'), 'order_events')?.rawName).toBe('Order_Events');
+  });
+
+  test('a name the list does not have finds nothing', () => {
+    expect(rowNamed(named('orders'), 'order')).toBeUndefined();
+    expect(rowNamed(named('orders'), '')).toBeUndefined();
+    expect(rowNamed([], 'orders')).toBeUndefined();
+  });
+
+  test('the raw name counts, not the name shown', () => {
+    const raw = encodeDriverName(7, 'orders');
+    const list = named(raw);
+    expect(list[0]!.name).toBe('orders');
+    expect(rowNamed(list, raw)?.key).toBe(list[0]!.key);
+    expect(rowNamed(list, 'orders')).toBeUndefined();
   });
 });
 

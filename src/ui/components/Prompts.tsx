@@ -1,5 +1,6 @@
 // The prompts of top, one component each: they show the question and hand the answer to
-// their callbacks; what an answer does is useQueueActions' (or TopApp's, for jump and filter).
+// their callbacks; what an answer does is useQueueActions' (or, for jump, useCommandDispatch's
+// and, for filter, the list's).
 import { Confirm, confirmQuestion } from './Confirm.js';
 import { previewBody, sendQuestion } from '../model/send-preview.js';
 import { LineInput } from './LineInput.js';

@@ -1,23 +1,22 @@
 // smq top: the queue list, the queue view and the message detail, with the prompts that
-// guard every action. This component wires state to screens: where top is comes from the
-// navigation reducer (../model/navigation), data from the hooks (list refresh, tenant
-// backends, actions), calculations from ../model; the screens and prompts only display.
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
-import { Box, useApp } from 'ink';
+// guard every action. This component composes hooks and lays out header, screen and footer:
+// where top is comes from the navigation reducer (../model/navigation), data from the hooks
+// (list refresh, tenant backends, actions), what a shared command does from
+// hooks/useCommandDispatch, the screen on top from TopScreens; the screens and prompts only
+// display.
+import { useMemo, useReducer, useState } from 'react';
+import { Box } from 'ink';
 import { useKeyRouter, type KeyRouter } from '../hooks/useKeys.js';
-import type { Backend, Message } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
-import { parseMessageId } from '../../text/ids.js';
-import { type Command } from '../model/keys.js';
-import { errorText } from '../model/monitor.js';
+import type { Backend } from '../../backends/types.js';
 import { INITIAL_NAVIGATION, navigate, topScreen } from '../model/navigation.js';
 import type { QueueRef } from '../model/queue-ref.js';
 import { sumRates } from '../model/rates.js';
 import { totalsOf } from '../model/rows.js';
-import { clampInterval, stepInterval } from '../model/interval.js';
-import { formatInterval } from '../model/format.js';
+import { clampInterval } from '../model/interval.js';
 import { useQueueActions } from '../hooks/useQueueActions.js';
-import { opsContextOf, useOps } from '../hooks/useOps.js';
+import { useOps } from '../hooks/useOps.js';
+import { useCommandDispatch } from '../hooks/useCommandDispatch.js';
+import { useTopExit } from '../hooks/useTopExit.js';
 import { OpsPrompt } from './OpsPrompt.js';
 import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
@@ -26,25 +25,13 @@ import { useTerminalSize, type TerminalSize } from '../hooks/useTerminalSize.js'
 import { Footer, FOOTER_LINES } from './Footer.js';
 import { useNotice } from '../hooks/useNotice.js';
 import { footerHints } from '../model/footer-hints.js';
-import { sortKeysOf } from '../model/columns.js';
 import { Header, HEADER_LINES } from './Header.js';
-import { Help } from './Help.js';
-import { ListScreen } from './ListScreen.js';
-import { MessageScreen } from './MessageScreen.js';
 import { ModalPrompt } from './Prompts.js';
-import { QueueScreen } from './QueueScreen.js';
-import { GroupsScreen } from './views/GroupsScreen.js';
-import { TopicsScreen } from './views/TopicsScreen.js';
-import { SearchScreen } from './views/SearchScreen.js';
-import { DetailsScreen } from './views/DetailsScreen.js';
+import { TopScreens, type ScreenCommon } from './TopScreens.js';
 import { useSearch } from '../hooks/useSearch.js';
 import { useTopCommands } from '../hooks/useTopCommands.js';
-import { viewHelp } from '../model/view-keys.js';
-import { lacking } from '../../backends/index.js';
-import { queueRefOf } from '../model/queue-ref.js';
 import { useContextPicker } from '../hooks/useContextPicker.js';
 import type { ContextsControl } from '../hooks/useContexts.js';
-import { ContextsScreen } from './views/ContextsScreen.js';
 
 export interface TopAppProps {
   readonly backend: Backend;
@@ -81,14 +68,12 @@ export interface TopAppProps {
 export function TopApp(props: TopAppProps) {
   const { backend, readOnly } = props;
   const caps = backend.capabilities;
-  const { exit } = useApp();
   const size = useTerminalSize(props.size);
 
   const [intervalMs, setIntervalMs] = useState(() => clampInterval(props.intervalMs));
   const [paused, setPaused] = useState(false);
   const [nav, dispatch] = useReducer(navigate, INITIAL_NAVIGATION);
   const [status, say] = useNotice();
-  const [opening, setOpening] = useState(false);
   const picker = useContextPicker(props.contexts, say);
 
   const bodyHeight = Math.max(3, size.rows - 1 - HEADER_LINES - FOOTER_LINES);
@@ -118,19 +103,7 @@ export function TopApp(props: TopAppProps) {
   });
   const opsModal = extra.promptOr(ops.modal, ops.closeModal);
 
-  // One exit path for q, Ctrl-C and -n.
-  const exited = useRef(false);
-  const { onExit } = props;
-  const quit = useCallback(() => {
-    if (exited.current) return;
-    exited.current = true;
-    onExit?.();
-    exit();
-  }, [exit, onExit]);
-
-  useEffect(() => {
-    if (props.maxRefreshes !== undefined && state.refreshes >= props.maxRefreshes) quit();
-  }, [state.refreshes, props.maxRefreshes, quit]);
+  const quit = useTopExit(props.onExit, state.refreshes, props.maxRefreshes);
 
   const list = useQueueList(state.rows.rows, {
     tenantFilter: props.tenantFilter,
@@ -147,229 +120,45 @@ export function TopApp(props: TopAppProps) {
     say('cancelled');
   };
 
-  const openQueue = async (queue: QueueRef, group?: string | null) => {
-    setOpening(true); // keys typed after Enter are for the queue view: they wait for it
-    try {
-      await tenants.resolveBackend(queue);
-      dispatch({ type: 'openQueue', queue, pageSize: Math.max(1, bodyHeight - 2), ...(group === undefined ? {} : { group }) });
-    } catch (e) {
-      say(`cannot open ${queue.label}: ${errorText(e)}`, 'error');
-    } finally {
-      setOpening(false);
-    }
-  };
-
-  // Commands every screen shares; a screen's own keys are handled by the screen.
-  const onCommand = (cmd: Command, queue: QueueRef | undefined, message: Message | undefined) => {
-    if (extra.handle(cmd, queue, message, top.kind === 'list' && !details)) return;
-    switch (cmd.type) {
-      case 'quit':
-        return quit();
-      case 'help':
-        return dispatch({ type: 'openModal', modal: { kind: 'help' } });
-      case 'filter':
-        if (top.kind === 'list') dispatch({ type: 'openModal', modal: { kind: 'filter' } });
-        return;
-      case 'jump':
-        if (top.kind !== 'list') dispatch({ type: 'openModal', modal: { kind: 'jump' } });
-        return;
-      case 'open':
-        if (top.kind === 'queue' && message) dispatch({ type: 'openMessage', id: message.id });
-        return;
-      case 'interval': {
-        const next = stepInterval(intervalMs, cmd.direction);
-        setIntervalMs(next);
-        return say(`refresh every ${formatInterval(next)}`);
-      }
-      case 'pause':
-        return setPaused((p) => !p);
-      case 'refresh':
-        return monitor.refreshNow();
-      case 'back':
-        return dispatch({ type: 'back' });
-      case 'action': {
-        const ctx = opsContextOf(top, message);
-        if (ctx && (cmd.action === 'delete' || cmd.action === 'archive' || cmd.action === 'makeVisible') && ops.bulk(cmd.action, ctx))
-          return;
-        return actions.request(cmd.action, queue, message);
-      }
-      case 'details':
-        if (top.kind !== 'list' || !queue) return;
-        void tenants.resolveBackend(queue).then(
-          (b) => (b.queueDetails ? setDetails(queue) : say('this store has no queue details', 'error')),
-          (e: unknown) => say(`cannot open ${queue.label}: ${errorText(e)}`, 'error'),
-        );
-        return;
-      case 'search':
-        if (top.kind !== 'queue') return;
-        if (top.source === 'archive') return say('search works in the live queue: Esc, then /', 'error');
-        if (!tenants.backendOf(top.queue)?.searchMessages) return say('this store cannot search messages', 'error');
-        return search.open(top.queue.key);
-      case 'view': {
-        // Only what the store has: a side view it lacks says so in one line.
-        const feature = cmd.view === 'groups' ? 'groups' : 'topics';
-        if (!caps[feature]) return say(errorText(lacking(feature)), 'error');
-        if (cmd.view === 'groups') dispatch({ type: 'openGroups' });
-        else dispatch({ type: 'openTopics' });
-        return;
-      }
-      case 'contexts':
-        return picker.open();
-      case 'mark':
-      case 'markAll':
-      case 'markReads':
-      case 'clearMarks':
-      case 'moveTo':
-      case 'restore':
-      case 'export':
-      case 'archiveView': {
-        const ctx = opsContextOf(top, message);
-        if (ctx) ops.command(cmd, ctx);
-        return;
-      }
-    }
-  };
-  const onScreenCommand = (cmd: Command, message: Message | undefined) => {
-    if (top.kind === 'queue' || top.kind === 'message') onCommand(cmd, top.queue, message);
-  };
-  const onViewCommand = (cmd: Command | { readonly type: 'testRoute' }) => {
-    if (cmd.type !== 'testRoute') onCommand(cmd, undefined, undefined);
-  };
-  // A binding's queue, from the list's rows (a queue the list does not have cannot be opened).
-  const openBoundQueue = (name: string) => {
-    const row = list.allRows.find((r) => r.rawName === name) ?? list.allRows.find((r) => r.rawName.toLowerCase() === name.toLowerCase());
-    if (!row) return say(`queue ${escapeControl(name)} is not in the list`, 'error');
-    void openQueue(queueRefOf(row, list.showTenant));
-  };
-  const jump = (text: string) => {
-    const parsed = parseMessageId(text.trim()); // typed text: spaces around the id do no harm
-    if (!parsed.ok) return say(`not a message id: ${escapeControl(text)}`, 'error');
-    dispatch({ type: 'jump', id: parsed.id });
-    say(`from message ${parsed.id}`);
-  };
+  const commands = useCommandDispatch({
+    top,
+    dispatch,
+    capabilities: caps,
+    bodyHeight,
+    details,
+    setDetails,
+    intervalMs,
+    setIntervalMs,
+    setPaused,
+    say,
+    quit,
+    refreshList: monitor.refreshNow,
+    extra,
+    ops,
+    actions,
+    tenants,
+    search,
+    picker,
+    list,
+  });
 
   // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
   // the rest goes to the prompt if one is open, else to the screen on top.
-  const keyRouter = useKeyRouter(quit, actions.busy || opening || ops.busy || extra.busy, props.keyRouter);
+  const keyRouter = useKeyRouter(quit, actions.busy || commands.opening || ops.busy || extra.busy, props.keyRouter);
 
   const now = Date.now();
-  const screenBackend = top.kind === 'list' || top.kind === 'topics' ? undefined : tenants.backendOf(top.queue);
   const screenActive = modal === undefined && opsModal === undefined;
   const reloadToken = actions.reloadToken + ops.reloadToken;
-  const common = { keys: keyRouter, capabilities: caps, live, width: size.columns, height: bodyHeight, active: screenActive, now };
+  const common: ScreenCommon = {
+    keys: keyRouter,
+    capabilities: caps,
+    live,
+    width: size.columns,
+    height: bodyHeight,
+    active: screenActive,
+    now,
+  };
   const searching = top.kind === 'queue' && search.state?.queueKey === top.queue.key && top.source !== 'archive';
-  let body: ReactNode = null;
-  if (picker.isOpen && props.contexts) {
-    body = <ContextsScreen keys={keyRouter} contexts={props.contexts} picker={picker} width={size.columns} height={bodyHeight} />;
-  } else if (modal?.kind === 'help') {
-    const helpProps = {
-      screen: top.kind,
-      readOnly,
-      archive: caps.archive,
-      failedState: caps.failedState,
-      archiveView: top.kind === 'queue' && top.source === 'archive',
-      sortKeys: sortKeysOf(list.visibleColumnIds),
-      groups: caps.groups,
-      topics: caps.topics,
-      entries: top.kind === 'groups' || top.kind === 'topics' ? viewHelp(top.kind, caps.lastReadAt) : undefined,
-    };
-    body = <Help keys={keyRouter} {...helpProps} height={bodyHeight} width={size.columns} onClose={close} />;
-  } else if (top.kind === 'list' && details) {
-    body = (
-      <DetailsScreen
-        {...common}
-        key={`${details.key}/details`}
-        backend={tenants.backendOf(details) ?? backend}
-        queue={details}
-        onClose={() => setDetails(undefined)}
-        onOpen={() => {
-          setDetails(undefined);
-          void openQueue(details);
-        }}
-        onCommand={(cmd) => onCommand(cmd, details, undefined)}
-      />
-    );
-  } else if (top.kind === 'list') {
-    body = (
-      <ListScreen
-        keys={keyRouter}
-        list={list}
-        monitor={state}
-        onOpen={(q) => void openQueue(q)}
-        onCommand={(cmd, q) => onCommand(cmd, q, undefined)}
-        active={screenActive}
-        width={size.columns}
-        height={bodyHeight}
-        now={now}
-      />
-    );
-  } else if (top.kind === 'queue' && screenBackend && searching && search.state) {
-    const found = search.state;
-    body = (
-      <SearchScreen
-        {...common}
-        search={found}
-        queue={top.queue}
-        stats={list.allRows.find((r) => r.key === top.queue.key)?.stats}
-        onSubmit={(text) => search.start(screenBackend, top.queue, text)}
-        onCancel={search.cancel}
-        onClose={search.close}
-        onAgain={() => search.open(top.queue.key)}
-        onSelect={search.select}
-        onOpen={(i) => {
-          const m = found.matches[i];
-          if (m) dispatch({ type: 'openMessage', id: m.id });
-        }}
-        onCommand={(cmd) => onCommand(cmd, top.queue, undefined)}
-      />
-    );
-  } else if (top.kind === 'queue' && screenBackend) {
-    body = (
-      <QueueScreen
-        {...common}
-        key={`${top.queue.key}/${top.source ?? 'queue'}`}
-        backend={screenBackend}
-        queue={top.queue}
-        source={top.source}
-        isMarked={ops.isMarkedIn(top.queue, top.source ?? 'queue')}
-        marksText={ops.marksTextOf(top.queue, top.source ?? 'queue')}
-        row={list.allRows.find((r) => r.key === top.queue.key)}
-        paging={top.paging}
-        selected={top.selected}
-        onChange={(paging, selected) => dispatch({ type: 'paged', paging, selected })}
-        onCommand={onScreenCommand}
-        reloadToken={reloadToken}
-        say={say}
-      />
-    );
-  } else if (top.kind === 'groups' && screenBackend) {
-    body = (
-      <GroupsScreen
-        {...common}
-        key={`${top.queue.key}/groups`}
-        backend={screenBackend}
-        queue={top.queue}
-        onOpenGroup={(group) => void openQueue(top.queue, group)}
-        onCommand={onViewCommand}
-      />
-    );
-  } else if (top.kind === 'topics') {
-    body = <TopicsScreen {...common} key="topics" backend={backend} onOpenQueue={openBoundQueue} onCommand={onViewCommand} />;
-  } else if (top.kind === 'message' && screenBackend) {
-    body = (
-      <MessageScreen
-        {...common}
-        key={`${top.queue.key}/${top.id}`}
-        backend={screenBackend}
-        queue={top.queue}
-        id={top.id}
-        source={top.source}
-        onCommand={onScreenCommand}
-        reloadToken={reloadToken}
-      />
-    );
-  }
-
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows - 1}>
       <Header
@@ -388,7 +177,27 @@ export function TopApp(props: TopAppProps) {
         hasHealth={typeof backend.health === 'function'}
         context={props.contexts?.current}
       />
-      {body}
+      <TopScreens
+        common={common}
+        backend={backend}
+        nav={nav}
+        dispatch={dispatch}
+        readOnly={readOnly}
+        contexts={props.contexts}
+        picker={picker}
+        list={list}
+        monitor={state}
+        tenants={tenants}
+        search={search}
+        searching={searching}
+        ops={ops}
+        details={details}
+        setDetails={setDetails}
+        reloadToken={reloadToken}
+        commands={commands}
+        say={say}
+        closeHelp={close}
+      />
       <Footer
         prompt={
           // Jumping needs the queue view on top.
@@ -400,7 +209,7 @@ export function TopApp(props: TopAppProps) {
               jsonBodies={caps.jsonBodies}
               filterText={list.filterText}
               onFilterChange={list.setFilterText}
-              onJump={jump}
+              onJump={commands.jump}
               actions={actions}
               close={close}
               cancel={cancel}

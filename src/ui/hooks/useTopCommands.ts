@@ -1,6 +1,6 @@
 // Commands of top whose logic lives outside TopApp (issue 18): `p` (the message in $PAGER)
-// and, on the list, `n` and Ctrl-D (create and drop a queue). TopApp hands every command
-// here first; the prompt they open is shown like an operation's (OpsPrompt).
+// and, on the list, `n` and Ctrl-D (create and drop a queue). useCommandDispatch hands every
+// command here first; the prompt they open is shown like an operation's (OpsPrompt).
 import type { Backend, Message } from '../../backends/types.js';
 import type { Command } from '../model/keys.js';
 import type { QueueRef } from '../model/queue-ref.js';

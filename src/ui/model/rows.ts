@@ -86,6 +86,11 @@ export function hasGroups(rows: readonly QueueRow[]): boolean {
   return rows.some((r) => (r.stats.groups ?? 0) > 0);
 }
 
+/** The row of the queue a topic binding names: the exact name first, else one that differs only in case. */
+export function rowNamed(rows: readonly QueueRow[], name: string): QueueRow | undefined {
+  return rows.find((r) => r.rawName === name) ?? rows.find((r) => r.rawName.toLowerCase() === name.toLowerCase());
+}
+
 export interface Totals {
   readonly queues: number;
   readonly ready: number;
