@@ -98,8 +98,10 @@ describe.skipIf(!tmuxAvailable())('smq top: --url and --sqlite mixed, switched w
     screen = await t.waitFor('contexts · 3 stores');
     expect(screen).toMatch(/127\.0\.0\.1:\d+\/x +pgmq .* cannot connect/);
     t.keys('3');
-    screen = await t.waitFor(/smq top \[smooth\.db\] sqlite/);
-    expect(screen).toContain(queue);
+    await t.waitFor(/smq top \[smooth\.db\] sqlite/);
+    // The header changes first; the list says "loading…" until the file's first listing.
+    screen = await t.waitFor(queue);
+    expect(screen).toMatch(/smq top \[smooth\.db\] sqlite/);
     t.keys(':', 'Up', 'Enter');
     await t.waitFor(/smq top \[127\.0\.0\.1:\d+\/smq_test\] pgmq/);
     t.keys('q');
