@@ -3,6 +3,8 @@
 // (drain.ts), reconciles with the queue after the run (verify.ts) and builds the report
 // (report.ts). It only coordinates: no message is sent or received here. The live view and
 // the command listen to its events (progress.ts; it has no ink/react import).
+// Over 350 lines on purpose: run() is the one sequence of a run, from setup to report, read
+// top to bottom; every step it names lives in a module of its own.
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
