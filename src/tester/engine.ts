@@ -306,7 +306,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       );
       if (this.fatal !== undefined) return false;
       const checker = this.collector?.checker;
-      if (checker) this.cpuWindow?.observe(monoUs(), this.config.receivers > 0 ? checker.ackedDelivered : checker.ackedSends, this.phase === 'sending');
+      if (checker)
+        this.cpuWindow?.observe(
+          monoUs(),
+          this.config.receivers > 0 ? checker.ackedDelivered : checker.ackedSends,
+          this.phase === 'sending',
+        );
       if (this.phase === 'sending' && this.pool.sendersDone) this.beginDrain();
       if (this.phase === 'draining') this.checkDrain();
       if (this.phase === 'settling' && (this.interrupted || monoUs() >= this.settleUntilUs)) this.stopReceivers();
