@@ -47,8 +47,8 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const SIZE = Number(process.env.BENCH_SIZE ?? 256);
 const WARMUP_SECONDS = Math.max(2, Math.round(SECONDS / 5));
 // The tester's measured runs begin with a warm-up of their own, thrown away: each run is a new
-// process whose threads V8 compiles anew (its CPU per message fell by half from its first
-// seconds to its eighth on the 2-core host); pgbench, compiled ahead, needs none.
+// process whose threads V8 compiles anew (see src/tester/cpu-window.ts); pgbench, compiled
+// ahead, needs none.
 const TESTER_WARMUP_SECONDS = Number(process.env.BENCH_TESTER_WARMUP ?? 8);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const ONLY = process.env.BENCH_ONLY;

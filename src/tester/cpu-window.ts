@@ -1,8 +1,8 @@
 // The tester's own CPU per message in its steady state: from the end of --warmup to the end
 // of sending. The whole run's CPU (report.tester.cpuPercentOfCores) also holds the first
-// seconds, in which V8 compiles the hot paths of every thread (measured on the 2-core bench
-// host: a 4 + 4 cycle used twice the CPU per message in its first 4 seconds than from the
-// 8th on), and the drain; a load test that runs for minutes pays neither per message.
+// seconds, in which V8 compiles the hot paths of every thread (one 4 + 4 cycle on the 2-core
+// host, with other work beside it: about 1,130 µs of CPU per message in its seconds 2 to 4,
+// 266 µs in its seconds 8 to 12), and the drain; a run of minutes pays neither per message.
 
 export interface SteadyCpu {
   /** User + system CPU of the whole process (every thread), per message, in µs. */
