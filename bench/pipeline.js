@@ -92,7 +92,7 @@ export async function comparePipelines({ pg, dist, url, clients, seconds, rounds
       let prev;
       while (!stopped()) {
         await c.query(send);
-        const [, got] = await Promise.all([prev === undefined ? undefined : c.query(sql.deleteQuery(Q, [prev])), c.query(read)]);
+        const [, got] = await Promise.all([prev === undefined ? undefined : c.query(sql.deleteQuery(Q, [BigInt(prev)])), c.query(read)]);
         prev = got.rows[0]?.msg_id;
         n += 3;
       }

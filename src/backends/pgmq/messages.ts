@@ -135,7 +135,7 @@ async function naiveReceive(
 
 export async function deleteMessages(s: PgmqSession, queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
   s.name(queue);
-  const wanted = validate.messageIds(ids).map(String);
+  const wanted = validate.messageIds(ids);
   if (wanted.length === 0) return [];
   const rows = await s.run<{ id: string }>(sql.deleteQuery(queue, wanted), queue);
   return rows.map((r) => BigInt(r.id));
@@ -143,7 +143,7 @@ export async function deleteMessages(s: PgmqSession, queue: string, ids: readonl
 
 export async function archive(s: PgmqSession, queue: string, ids: readonly MessageId[]): Promise<MessageId[]> {
   s.name(queue);
-  const wanted = validate.messageIds(ids).map(String);
+  const wanted = validate.messageIds(ids);
   if (wanted.length === 0) return [];
   const rows = await s.run<{ id: string }>(sql.archiveQuery(queue, wanted), queue);
   return rows.map((r) => BigInt(r.id));

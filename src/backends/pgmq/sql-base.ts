@@ -20,7 +20,20 @@ export interface Columns {
   readonly lastReadAt: boolean;
 }
 
+// The tester's loops build a read per call: the column list is made once per shape.
+const columnLists = new Map<string, string>();
+
 export function messageColumns(cols: Columns, prefix = ''): string {
+  const key = `${variant(cols)}/${prefix}`;
+  let list = columnLists.get(key);
+  if (list === undefined) {
+    list = buildColumns(cols, prefix);
+    if (columnLists.size < 64) columnLists.set(key, list);
+  }
+  return list;
+}
+
+function buildColumns(cols: Columns, prefix: string): string {
   const p = prefix ? `${prefix}.` : '';
   const list = [`${p}msg_id`, `${p}read_ct`, `${p}enqueued_at`, `${p}vt`, `${p}message::text AS message`];
   list.push(cols.headers ? `${p}headers` : 'NULL::jsonb AS headers');

@@ -179,12 +179,18 @@ export function setVisibilityQuery(queue: string, ids: readonly bigint[], vtSec:
   };
 }
 
-export function deleteQuery(queue: string, ids: readonly string[]): Query {
-  return { name: 'smq_delete', text: 'SELECT * FROM pgmq.delete($1::text, $2::bigint[]) AS id', values: [queue, ids] };
+/**
+ * Message ids as one bigint[] literal: `{1,2,3}`. Digits only (they are bigints), so nothing
+ * needs quoting; node-postgres would otherwise escape each element of a JS array on every call.
+ */
+const idArray = (ids: readonly bigint[]) => `{${ids.join(',')}}`;
+
+export function deleteQuery(queue: string, ids: readonly bigint[]): Query {
+  return { name: 'smq_delete', text: 'SELECT * FROM pgmq.delete($1::text, $2::bigint[]) AS id', values: [queue, idArray(ids)] };
 }
 
-export function archiveQuery(queue: string, ids: readonly string[]): Query {
-  return { name: 'smq_archive', text: 'SELECT * FROM pgmq.archive($1::text, $2::bigint[]) AS id', values: [queue, ids] };
+export function archiveQuery(queue: string, ids: readonly bigint[]): Query {
+  return { name: 'smq_archive', text: 'SELECT * FROM pgmq.archive($1::text, $2::bigint[]) AS id', values: [queue, idArray(ids)] };
 }
 
 // ---- queue admin, server probes and transactions ---------------------------------------

@@ -19,7 +19,7 @@
 // node-postgres still opens the connection (TLS, SCRAM, every auth method and option it
 // supports); once it is ready for queries the socket is taken over. Named statements are
 // parsed and described once per connection, then each call is one Bind/Execute/Sync write.
-// Results are converted with node-postgres's type parsers and values with its value
+// Results are converted with node-postgres's type parsers (wire-types.ts) and values with its value
 // encoding, so rows look exactly as they do through a pg.Pool. wire-pool.ts makes a pool of
 // one such connection (reopened when lost, held by a transaction); wire-bind.ts writes the Bind.
 import type { Duplex } from 'node:stream';
@@ -30,6 +30,7 @@ import type { BackendMessage, DataRowMessage, RowDescriptionMessage } from 'pg-p
 import { callTimeout } from '../deadline.js';
 import { READ_ONLY_SQL_TRANSACTION } from './errors.js';
 import { bindExecuteSync, EXECUTE_SYNC } from './wire-bind.js';
+import { typeParser } from './wire-types.js';
 
 export interface WireQuery {
   readonly name?: string | undefined;
@@ -272,7 +273,7 @@ export class WireConnection {
         if (p) {
           const fields = (m as RowDescriptionMessage).fields.map((f) => ({
             name: f.name,
-            parse: pg.types.getTypeParser(f.dataTypeID, 'text') as (t: string) => unknown,
+            parse: typeParser(f.dataTypeID),
           }));
           if (p.preparing !== undefined && p.statement) p.statement.fields = fields;
           else p.fields = fields;
