@@ -63,7 +63,7 @@ describe('wire timestamptz parser', () => {
     }
   });
 
-  it("leaves a parser the user set for timestamptz in place, and other types to node-postgres", () => {
+  it('leaves a parser the user set for timestamptz in place, and other types to node-postgres', () => {
     expect(typeParser(1184)).toBe(parseTimestamptz);
     expect(typeParser(20)).toBe(pg.types.getTypeParser(20, 'text'));
     const mine = (t: string) => `mine:${t}`;
