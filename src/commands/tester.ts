@@ -298,7 +298,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         type: 'number',
         requiresArg: true,
         describe:
-          'worker threads per role [default: Postgres half the cores, SQLite one per sender/receiver]; each sender/receiver keeps its own connection',
+          'worker threads per role [default: Postgres half the cores, a sender thread and a receiver thread sharing one unless --rate; SQLite one per sender/receiver]; each sender/receiver keeps its own connection',
       })
       .option('naive-pause-ms', {
         type: 'string',

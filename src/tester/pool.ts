@@ -9,7 +9,7 @@ import type { OpenOptions } from '../backends/index.js';
 import { SmqError } from '../errors.js';
 import type { TesterConfig } from './config.js';
 import { overdueWorkers } from './lifecycle.js';
-import type { ErrorKind, FromWorker, ToWorker, WorkerRole, WorkerSetup } from './protocol.js';
+import type { ErrorKind, FromHost, FromWorker, HostData, ToHost, ToWorker, WorkerRole, WorkerSetup } from './protocol.js';
 
 /** A worker that does not answer STOP within this is terminated. */
 export const STOP_TIMEOUT_MS = 15_000;
@@ -24,7 +24,10 @@ export interface WorkerSlot {
   readonly slot: number;
   /** Position among the threads of its role. */
   readonly roleSlot: number;
+  /** The thread that runs it: its own, or one it shares with a part of the other role (planHosts). */
   readonly worker: Worker;
+  /** Its place among that thread's parts (HostData.parts). */
+  readonly part: number;
   ready: boolean;
   result: Extract<FromWorker, { type: 'RESULT' }> | undefined;
   exited: boolean;
@@ -82,6 +85,26 @@ export function planThreads(c: TesterConfig): PlannedThread[] {
   return [...deal('sender', c.senders), ...deal('receiver', c.receivers)];
 }
 
+/**
+ * Which worker thread runs each planned thread (its index in `threads`). On Postgres, unless
+ * --threads says otherwise, the k-th sender thread and the k-th receiver thread are one thread:
+ * their loops share one event loop, as pgbench's clients share its one thread. Every event loop
+ * that sleeps and wakes for its round trips costs CPU of its own, taken from the server's cores
+ * when they are shared. Measured on the 2-core bench host (2026-12-06, 4 senders + 4 receivers,
+ * CPU per message after the warm-up): one sender and one receiver thread 236 and 303 µs, two
+ * of each 446 and 565 µs. One shared thread against one of each, 4 paired rounds: 224 against
+ * 255 µs. On SQLite every part keeps its thread (its calls block the thread); so does every
+ * part under --threads or --rate.
+ */
+export function planHosts(c: TesterConfig, threads: readonly PlannedThread[]): number[] {
+  // Under --rate a sender keeps its thread: its pacer may hold the thread for the last stretch of a wait.
+  const share = c.threads === undefined && c.target.kind !== 'sqlite' && !(c.ratePerSec > 0);
+  // planThreads lists the sender threads first, by roleSlot.
+  const senderThreads = threads.filter(([role]) => role === 'sender').length;
+  let next = senderThreads;
+  return threads.map(([role, , roleSlot]) => (role === 'sender' ? roleSlot : share && roleSlot < senderThreads ? roleSlot : next++));
+}
+
 /** What every worker of a run shares; each one's role and indices are added per thread. */
 export interface RunSetup {
   readonly config: TesterConfig;
@@ -100,11 +123,12 @@ export interface RunSetup {
   readonly writeOutage: SharedArrayBuffer;
 }
 
-export function workerSetup(role: WorkerRole, indices: readonly number[], x: RunSetup): WorkerSetup {
+export function workerSetup(role: WorkerRole, indices: readonly number[], x: RunSetup, sharesThread = false): WorkerSetup {
   const c = x.config;
   return {
     role,
     indices,
+    sharesThread,
     target: c.target,
     // One call at a time per sender/receiver, on its own connection, through the lean
     // protocol path (pgmq/wire.ts): the tester's CPU per call is kept off the server's cores.
@@ -169,10 +193,11 @@ export class WorkerPool {
     return this.workers.every((w) => w.role !== 'sender' || w.result !== undefined);
   }
 
-  /** Starts every worker and waits until each has connected; the isolation the first one read back. */
+  /** Starts every worker thread and waits until each part has connected; the isolation the first one read back. */
   spawn(
     threads: readonly PlannedThread[],
-    setupFor: (role: WorkerRole, indices: readonly number[]) => WorkerSetup,
+    hosts: readonly number[],
+    setupFor: (role: WorkerRole, indices: readonly number[], sharesThread: boolean) => WorkerSetup,
   ): Promise<{ isolation: string | null }> {
     let isolation: string | null = null;
     return new Promise((resolve, reject) => {
@@ -183,15 +208,17 @@ export class WorkerPool {
         failed = true;
         reject(new SmqError('connection', message));
       };
-      threads.forEach(([role, indices, roleSlot], slot) => {
-        const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: setupFor(role, indices) });
-        const name = workerName(role, indices);
-        const w: WorkerSlot = {
+      for (const host of [...new Set(hosts)]) {
+        const mine = threads.map((t, slot) => ({ t, slot })).filter(({ slot }) => hosts[slot] === host);
+        const parts = mine.map(({ t: [role, indices] }) => setupFor(role, indices, mine.length > 1));
+        const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { parts } satisfies HostData });
+        const slots = mine.map(({ t: [role, indices, roleSlot], slot }, part): WorkerSlot => ({
           role,
           indices,
           slot,
           roleSlot,
           worker,
+          part,
           ready: false,
           result: undefined,
           exited: false,
@@ -203,9 +230,11 @@ export class WorkerPool {
             return this.result !== undefined || this.exited;
           },
           reportedErrors: { connection: 0, other: 0 },
-        };
-        this.workers.push(w);
-        worker.on('message', (m: FromWorker) => {
+        }));
+        this.workers.push(...slots);
+        const name = slots.map((w) => workerName(w.role, w.indices)).join(' and ');
+        worker.on('message', ({ part, message: m }: FromHost) => {
+          const w = slots[part]!;
           if (m.type === 'READY' && !w.ready) {
             w.ready = true;
             if (isolation === null) isolation = m.isolation;
@@ -218,20 +247,22 @@ export class WorkerPool {
           }
         });
         worker.on('error', (e) => {
-          if (!w.ready) fail(`${name}: ${e.message}`);
+          if (!slots.every((w) => w.ready)) fail(`${name}: ${e.message}`);
           else this.handlers.fatal(`${name} crashed: ${e.message}`);
         });
         worker.on('exit', (code) => {
-          w.exited = true;
-          if (!w.ready) fail(`${name} exited before connecting`);
-          else if (!w.result) {
-            this.handlers.lost(w);
-            // After a crash, 'error' has already said why.
-            this.handlers.fatal(`${name} exited without a result (exit code ${code})`);
+          for (const w of slots) {
+            w.exited = true;
+            if (!w.ready) fail(`${workerName(w.role, w.indices)} exited before connecting`);
+            else if (!w.result) {
+              this.handlers.lost(w);
+              // After a crash, 'error' has already said why.
+              this.handlers.fatal(`${workerName(w.role, w.indices)} exited without a result (exit code ${code})`);
+            }
           }
           this.handlers.exited();
         });
-      });
+      }
     });
   }
 
@@ -258,7 +289,7 @@ export class WorkerPool {
   }
 
   post(w: WorkerSlot, m: ToWorker): void {
-    if (!w.exited) w.worker.postMessage(m);
+    if (!w.exited) w.worker.postMessage({ part: w.part, message: m } satisfies ToHost);
   }
 
   /** Every worker begins; runStartUs is second 0 of the series. */

@@ -31,14 +31,35 @@ export interface Faults {
   readonly crashWorker?: { readonly role: WorkerRole; readonly index: number; readonly afterMessages: number };
 }
 
-/** workerData of every worker. */
+/**
+ * workerData of a worker thread: the parts it runs, one per planned thread (pool.ts). A
+ * thread runs one part, or (Postgres, by default) a sender part and a receiver part whose
+ * loops then share its event loop.
+ */
+export interface HostData {
+  readonly parts: readonly WorkerSetup[];
+}
+
+/** What goes between the main thread and a worker thread: one part's message, tagged with the part. */
+export interface ToHost {
+  readonly part: number;
+  readonly message: ToWorker;
+}
+export interface FromHost {
+  readonly part: number;
+  readonly message: FromWorker;
+}
+
+/** One part of a worker thread: its senders or receivers. */
 export interface WorkerSetup {
   readonly role: WorkerRole;
   /**
-   * The senders (or receivers) this thread runs, by index within the role. One by default;
+   * The senders (or receivers) this part runs, by index within the role. One by default;
    * several with --threads, each with its own connection and its own sequential loop.
    */
   readonly indices: readonly number[];
+  /** Another part's loops run on the same thread (a sender may then never block it: pacer.ts). */
+  readonly sharesThread: boolean;
   readonly target: Target;
   readonly open: Pick<
     OpenOptions,

@@ -44,6 +44,7 @@ function setupFor(role: WorkerRole, patch: Partial<WorkerSetup> = {}): WorkerSet
   return {
     role,
     indices: [0],
+    sharesThread: false,
     target: { kind: 'sqlite', path },
     open: {},
     queue: QUEUE,

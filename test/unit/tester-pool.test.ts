@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { TesterConfig } from '../../src/tester/config.js';
-import { planThreads, threadCounts, threadsPerRole, workerSetup, type RunSetup } from '../../src/tester/pool.js';
+import { planHosts, planThreads, threadCounts, threadsPerRole, workerSetup, type RunSetup } from '../../src/tester/pool.js';
 import { SmqError } from '../../src/errors.js';
 import { afterRunCalls } from '../../src/tester/verify.js';
 
@@ -56,6 +56,48 @@ describe('planThreads', () => {
     expect(threadsPerRole(base, 100)).toBe(half);
     expect(threadCounts({ ...base, senders: 100, receivers: 0 })).toEqual({ senders: Math.min(100, half), receivers: 0 });
     expect(planThreads({ ...base, senders: 0, receivers: 0 })).toEqual([]);
+  });
+});
+
+describe('planHosts', () => {
+  const pg = (c: Partial<TesterConfig>) => ({ ...base, ...c });
+  const hostsOf = (c: TesterConfig) => planHosts(c, planThreads(c));
+
+  test('Postgres by default: the k-th sender thread and the k-th receiver thread are one thread', () => {
+    // 3 senders, 2 receivers, half the cores per role: whatever this host has, the pairs share.
+    const c = pg({ senders: 3, receivers: 2 });
+    const threads = planThreads(c);
+    const hosts = planHosts(c, threads);
+    threads.forEach(([role, , roleSlot], i) => {
+      if (role === 'receiver' && roleSlot < threadCounts(c).senders) expect(hosts[i]).toBe(roleSlot);
+    });
+    expect(new Set(hosts).size).toBe(Math.max(threadCounts(c).senders, threadCounts(c).receivers));
+  });
+
+  test('more receiver threads than sender threads: the rest get threads of their own', () => {
+    const c = pg({ senders: 2, receivers: 5, threads: undefined });
+    const threads = planThreads({ ...c, threads: 2 }).map(([role, indices, slot]) => [role, indices, slot] as const);
+    // As planned with 2 threads per role but no --threads given: pairs share.
+    expect(planHosts(c, threads)).toEqual([0, 1, 0, 1]);
+    const uneven = [
+      ['sender', [0, 1], 0],
+      ['receiver', [0, 2, 4], 0],
+      ['receiver', [1, 3], 1],
+    ] as const;
+    expect(
+      planHosts(
+        c,
+        uneven.map(([r, i, s]) => [r, [...i], s]),
+      ),
+    ).toEqual([0, 0, 1]);
+  });
+
+  test('send-only, receive-only, --threads, --rate and SQLite: every planned thread is its own', () => {
+    expect(hostsOf(pg({ senders: 1, receivers: 1, ratePerSec: 200 }))).toEqual([0, 1]);
+    expect(hostsOf(pg({ senders: 4, receivers: 0 }))).toEqual(planThreads(pg({ senders: 4, receivers: 0 })).map((_, i) => i));
+    expect(hostsOf(pg({ senders: 0, receivers: 3, threads: 3 }))).toEqual([0, 1, 2]);
+    expect(hostsOf(pg({ senders: 2, receivers: 2, threads: 1 }))).toEqual([0, 1]);
+    expect(hostsOf({ ...base, target: { kind: 'sqlite', path: '/tmp/x.db' }, senders: 2, receivers: 2 })).toEqual([0, 1, 2, 3]);
   });
 });
 

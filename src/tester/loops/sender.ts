@@ -25,8 +25,8 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
   const intervalUs = ratePerSec > 0 ? (batch * 1e6) / ratePerSec : 0;
   const deadlineUs = durationMs === undefined ? Infinity : runStartUs + durationMs * 1000;
   const nth = (call: number, every: number | undefined) => every !== undefined && every > 0 && call % every === every - 1;
-  // The only sender of its thread may block the thread for the last stretch of a wait.
-  const exclusive = setup.indices.length === 1;
+  // The only loop of its thread may block the thread for the last stretch of a wait.
+  const exclusive = setup.indices.length === 1 && !setup.sharesThread;
   let seq = 0;
   for (let call = 0; ; call++) {
     await clock.yieldNow();
