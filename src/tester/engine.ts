@@ -19,17 +19,7 @@ import { COMMAND_GRACE_MS, FailoverWatch } from './failover.js';
 import { HdrLog } from './hdr-log.js';
 import { Supervisor, withDeadline } from './lifecycle.js';
 import { CpuWindow } from './cpu-window.js';
-import {
-  planHosts,
-  planThreads,
-  STOP_TIMEOUT_MS,
-  threadCounts,
-  WorkerPool,
-  workerName,
-  workerSetup,
-  type RunSetup,
-  type WorkerSlot,
-} from './pool.js';
+import { planThreads, STOP_TIMEOUT_MS, threadCounts, WorkerPool, workerName, workerSetup, type RunSetup, type WorkerSlot } from './pool.js';
 import type { TesterEvents, TesterPhase } from './progress.js';
 import type { EventLoopStats } from './protocol.js';
 import { buildReport, type StopSignal, type TesterReport } from './report.js';
@@ -169,9 +159,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         outageTimeoutMs: this.outageTimeoutMs,
         writeOutage: this.failover.writeOutageCell,
       };
-      const { isolation } = await this.pool.spawn(threads, planHosts(c, threads), (role, indices, shares) =>
-        workerSetup(role, indices, setup, shares),
-      );
+      const { isolation } = await this.pool.spawn(c, threads, (role, indices, shares) => workerSetup(role, indices, setup, shares));
       const environment = detectEnvironment(info, c, isolation);
       this.emit('start', { environment, queue: queue.name, runId: this.runId, config: c });
 

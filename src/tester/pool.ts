@@ -195,11 +195,12 @@ export class WorkerPool {
 
   /** Starts every worker thread and waits until each part has connected; the isolation the first one read back. */
   spawn(
+    c: TesterConfig,
     threads: readonly PlannedThread[],
-    hosts: readonly number[],
     setupFor: (role: WorkerRole, indices: readonly number[], sharesThread: boolean) => WorkerSetup,
   ): Promise<{ isolation: string | null }> {
     let isolation: string | null = null;
+    const hosts = planHosts(c, threads);
     return new Promise((resolve, reject) => {
       let ready = 0;
       let failed = false;

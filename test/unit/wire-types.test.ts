@@ -65,7 +65,9 @@ describe('wire timestamptz parser', () => {
 
   it('leaves a parser the user set for timestamptz in place, and other types to node-postgres', () => {
     expect(typeParser(1184)).toBe(parseTimestamptz);
-    expect(typeParser(20)).toBe(pg.types.getTypeParser(20, 'text'));
+    expect(typeParser(23)).toBe(pg.types.getTypeParser(23, 'text'));
+    // int8: node-postgres returns the text itself in every case; so does ours.
+    for (const t of ['0', '9223372036854775807', '-5', '', 'x1']) expect(typeParser(20)(t)).toBe(pg.types.getTypeParser(20, 'text')(t));
     const mine = (t: string) => `mine:${t}`;
     pg.types.setTypeParser(1184, mine);
     try {
