@@ -79,6 +79,16 @@ export class BacklogGate {
     }
   }
 
+  /** Takes room for n messages if there is room now, without waiting (reserve's first step). */
+  tryReserve(n: number): boolean {
+    const cells = this.cells;
+    for (;;) {
+      const v = Atomics.load(cells, BACKLOG);
+      if (v + n > this.max) return false;
+      if (Atomics.compareExchange(cells, BACKLOG, v, v + n) === v) return true;
+    }
+  }
+
   /** n messages left the backlog: received, or never sent (a failed or undone send). */
   release(n: number, received: boolean): void {
     if (n <= 0) return;

@@ -47,13 +47,21 @@ export class PgmqSession {
     readonly connector?: Connector,
   ) {}
 
-  async run<R extends pg.QueryResultRow>(q: sql.Query, queue?: string): Promise<R[]> {
+  /** One statement's rows; its error mapped (mapPgError). One promise per call: every tester call comes here. */
+  run<R extends pg.QueryResultRow>(q: sql.Query, queue?: string): Promise<R[]> {
+    const mapped = (e: unknown) => mapPgError(e, queue === undefined ? this.ctx : { ...this.ctx, queue });
+    let answer: Promise<{ rows: R[] }>;
     try {
-      const r = await this.pool.query<R>(q);
-      return r.rows;
+      answer = this.pool.query<R>(q);
     } catch (e) {
-      throw mapPgError(e, queue === undefined ? this.ctx : { ...this.ctx, queue });
+      return Promise.reject(mapped(e));
     }
+    return answer.then(
+      (r) => r.rows,
+      (e: unknown) => {
+        throw mapped(e);
+      },
+    );
   }
 
   name(queue: string, use: NameUse = 'use'): string {

@@ -157,7 +157,8 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
   // that acknowledges asynchronously does). The connection answers in order.
   let pendingAck: AckInFlight | undefined;
   for (;;) {
-    await clock.yieldNow();
+    const turn = clock.yieldNow();
+    if (turn) await turn;
     if (stop.stopping) break;
     // Connected anew (first, or after a lost connection): which server this is. (An
     // acknowledgement still in flight is settled first: it went to the connection before.)
@@ -166,9 +167,11 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
       pendingAck = undefined;
       if (!acked) return;
     }
-    const server = await checkServer(ctx, 'receiver', slot, -1);
-    if (server === 'stop') return;
-    if (server === 'retry') continue;
+    if (slot.serverUnknown) {
+      const server = await checkServer(ctx, 'receiver', slot, -1);
+      if (server === 'stop') return;
+      if (server === 'retry') continue;
+    }
     const issuedUs = monoUs();
     record.receiveSince = issuedUs;
     // Foreign messages at the head of the queue (pgmq reads the oldest ids first) would fill
@@ -200,14 +203,14 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
       record.receiveSince = undefined;
       totals.calls.receive += 1;
       totals.calls.receiveFailed += 1;
-      await givingBack;
+      if (givingBack) await givingBack;
       if (!(await failed(ctx, slot, e, issuedUs))) return;
       continue;
     }
     const recvEnd = monoUs();
     record.receiveSince = undefined;
     totals.calls.receive += 1;
-    await givingBack;
+    if (givingBack) await givingBack;
     succeeded(slot);
     if (recvStart >= warmupEndUs) recordUs(histograms.receive, recvEnd - recvStart);
     const second = recorder.secondOf(recvEnd);

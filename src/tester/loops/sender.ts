@@ -29,15 +29,18 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
   const exclusive = setup.indices.length === 1 && !setup.sharesThread;
   let seq = 0;
   for (let call = 0; ; call++) {
-    await clock.yieldNow();
+    const turn = clock.yieldNow();
+    if (turn) await turn;
     if (stop.stopping) break;
     if (messages !== undefined && seq >= messages) break;
     // Connected anew (first, or after a lost connection): which server this is, before the
     // send. Asked again until it answers; the send keeps its due time meanwhile.
-    let server = await checkServer(ctx, 'sender', slot, seq);
-    while (server === 'retry' && !stop.stopping) server = await checkServer(ctx, 'sender', slot, seq);
-    if (server === 'stop') return;
-    if (stop.stopping) break;
+    if (slot.serverUnknown) {
+      let server = await checkServer(ctx, 'sender', slot, seq);
+      while (server === 'retry' && !stop.stopping) server = await checkServer(ctx, 'sender', slot, seq);
+      if (server === 'stop') return;
+      if (stop.stopping) break;
+    }
     const n = messages === undefined ? batch : Math.min(batch, messages - seq);
     let intendedUs: number | undefined;
     if (intervalUs > 0) {
@@ -48,7 +51,7 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       // Never early (that would hide queueing delay), and late as little as possible (pacer.ts).
       if (!(await waitUntil(intendedUs, paceClock, exclusive))) break;
     }
-    if (gate) {
+    if (gate && !gate.tryReserve(n)) {
       // Closed loop: wait for room in the backlog. The wait happens before the send starts,
       // so it is not send latency (with --rate, the intended time still counts it).
       const waitFrom = monoUs();
@@ -76,19 +79,30 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
     };
     try {
       if (nth(call, faults.failSendBeforeEvery)) throw new InjectedFault('injected send failure (before the send)');
-      const sending = fanout
-        ? // --topic: the keys in turn, one per call (fanout.ts keyIndexOf); ids are each queue's.
+      const sinceMs = startUs / 1000;
+      let ids: readonly bigint[];
+      if (fanout) {
+        // --topic: the keys in turn, one per call (fanout.ts keyIndexOf); ids are each queue's.
+        const key = fanout.keys[Math.floor(seq / batch) % fanout.keys.length]!;
+        const sent = await watch.track(
           backend.sendTopic!(
-            fanout.keys[Math.floor(seq / batch) % fanout.keys.length]!,
+            key,
             Array.from({ length: n }, (_, k) => bodyOf(k)),
-          ).then((d) => d.map((x) => x.id))
-        : n === 1
-          ? backend.send(queue, bodyOf(0)).then((id) => [id])
-          : backend.sendBatch(
-              queue,
-              Array.from({ length: n }, (_, k) => bodyOf(k)),
-            );
-      const ids = await watch.track(sending, startUs / 1000);
+          ),
+          sinceMs,
+        );
+        ids = sent.map((x) => x.id);
+      } else if (n === 1) {
+        ids = [await watch.track(backend.send(queue, bodyOf(0)), sinceMs)];
+      } else {
+        ids = await watch.track(
+          backend.sendBatch(
+            queue,
+            Array.from({ length: n }, (_, k) => bodyOf(k)),
+          ),
+          sinceMs,
+        );
+      }
       if (nth(call, faults.failSendAfterEvery)) throw new InjectedFault('injected send failure (after the send)');
       const endUs = monoUs();
       succeeded(slot);
