@@ -66,11 +66,16 @@ export function threadsPerRole(c: TesterConfig, n: number): number {
   return Math.max(1, Math.floor(os.availableParallelism() / 2));
 }
 
-/** Worker threads actually used by each role. */
-export const threadCounts = (c: TesterConfig) => ({
-  senders: Math.min(c.senders, threadsPerRole(c, c.senders)),
-  receivers: Math.min(c.receivers, threadsPerRole(c, c.receivers)),
-});
+/** Whether a sender thread and a receiver thread share one worker thread (planHosts). */
+// Under --rate a sender keeps its thread: its pacer may hold the thread for the last stretch of a wait.
+const sharing = (c: TesterConfig) => c.threads === undefined && c.target.kind !== 'sqlite' && !(c.ratePerSec > 0);
+
+/** Threads each role uses, and how many worker threads run both (planHosts). */
+export function threadCounts(c: TesterConfig): { senders: number; receivers: number; shared: number } {
+  const senders = Math.min(c.senders, threadsPerRole(c, c.senders));
+  const receivers = Math.min(c.receivers, threadsPerRole(c, c.receivers));
+  return { senders, receivers, shared: sharing(c) ? Math.min(senders, receivers) : 0 };
+}
 
 /** The worker threads: role, the senders (receivers) each runs, and its place among its role's. */
 export function planThreads(c: TesterConfig): PlannedThread[] {
@@ -97,8 +102,7 @@ export function planThreads(c: TesterConfig): PlannedThread[] {
  * part under --threads or --rate.
  */
 export function planHosts(c: TesterConfig, threads: readonly PlannedThread[]): number[] {
-  // Under --rate a sender keeps its thread: its pacer may hold the thread for the last stretch of a wait.
-  const share = c.threads === undefined && c.target.kind !== 'sqlite' && !(c.ratePerSec > 0);
+  const share = sharing(c);
   // planThreads lists the sender threads first, by roleSlot.
   const senderThreads = threads.filter(([role]) => role === 'sender').length;
   let next = senderThreads;

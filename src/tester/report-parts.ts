@@ -49,7 +49,8 @@ export function peakBacklog(series: readonly Pick<SecondCounts, 'sent' | 'receiv
 export function configReport(
   c: TesterConfig,
   x: {
-    readonly threads: { readonly senders: number; readonly receivers: number };
+    /** shared: worker threads that run a sender thread's loops and a receiver thread's (pool.ts planHosts). */
+    readonly threads: { readonly senders: number; readonly receivers: number; readonly shared?: number };
     readonly queue: string;
     readonly outageTimeoutMs: number;
   },

@@ -27,10 +27,18 @@ export const refText = (r: MessageRef) =>
  * The text report. Everything in it comes from the run or the database; callers escape it
  * for the terminal (queue names and server strings are not ours).
  */
-/** ' on 1 + 1 threads' (sender threads + receiver threads). */
+/**
+ * ' on 1 sender + 1 receiver thread(s)'; when worker threads run both roles' loops,
+ * ' on 1 worker thread(s) shared by senders and receivers' (or how many of them are).
+ */
 function threadsText(t: unknown): string {
   if (typeof t !== 'object' || t === null) return '';
-  const { senders, receivers } = t as { senders?: unknown; receivers?: unknown };
+  const { senders, receivers, shared } = t as { senders?: unknown; receivers?: unknown; shared?: unknown };
+  const both = Number(shared) > 0 ? Number(shared) : 0;
+  if (both > 0) {
+    const total = Number(senders) + Number(receivers) - both;
+    return ` on ${total} worker thread(s)${total === both ? '' : `, ${both} of them`} shared by senders and receivers`;
+  }
   const parts = [
     Number(senders) > 0 ? `${Number(senders)} sender` : '',
     Number(receivers) > 0 ? `${Number(receivers)} receiver` : '',

@@ -62,7 +62,7 @@ export interface ReportInput {
   /** Each call kind's percentiles by second (call-seconds.ts). */
   readonly callSeconds?: Readonly<Record<string, ReadonlyMap<number, SecondLatency>>>;
   /** Worker threads each role used. */
-  readonly threads: { readonly senders: number; readonly receivers: number };
+  readonly threads: { readonly senders: number; readonly receivers: number; readonly shared?: number };
   readonly outageTimeoutMs: number;
   readonly backlogStuckMs: number;
   /** µs, monotonic; 0: never began. */

@@ -36,7 +36,7 @@ describe('planThreads', () => {
       ['receiver', [0], 0],
       ['receiver', [1], 1],
     ]);
-    expect(threadCounts({ ...base, senders: 5, receivers: 2, threads: 2 })).toEqual({ senders: 2, receivers: 2 });
+    expect(threadCounts({ ...base, senders: 5, receivers: 2, threads: 2 })).toEqual({ senders: 2, receivers: 2, shared: 0 });
   });
 
   test('SQLite: one thread per sender and per receiver (its calls block their thread)', () => {
@@ -54,7 +54,7 @@ describe('planThreads', () => {
   test('Postgres by default: half the cores, at least one, never more threads than clients', () => {
     const half = Math.max(1, Math.floor(os.availableParallelism() / 2));
     expect(threadsPerRole(base, 100)).toBe(half);
-    expect(threadCounts({ ...base, senders: 100, receivers: 0 })).toEqual({ senders: Math.min(100, half), receivers: 0 });
+    expect(threadCounts({ ...base, senders: 100, receivers: 0 })).toEqual({ senders: Math.min(100, half), receivers: 0, shared: 0 });
     expect(planThreads({ ...base, senders: 0, receivers: 0 })).toEqual([]);
   });
 });
@@ -72,6 +72,10 @@ describe('planHosts', () => {
       if (role === 'receiver' && roleSlot < threadCounts(c).senders) expect(hosts[i]).toBe(roleSlot);
     });
     expect(new Set(hosts).size).toBe(Math.max(threadCounts(c).senders, threadCounts(c).receivers));
+    const { senders, receivers, shared } = threadCounts(c);
+    expect(shared).toBe(Math.min(senders, receivers));
+    expect(new Set(hosts).size).toBe(senders + receivers - shared);
+    expect(threadCounts({ ...c, ratePerSec: 100 }).shared).toBe(0);
   });
 
   test('more receiver threads than sender threads: the rest get threads of their own', () => {

@@ -420,3 +420,19 @@ describe('the report explains the load (pacingWarnings, calls, peak backlog)', (
     expect(formatReport(r)).toContain('receives    10 calls: 3 returned messages, 6 empty, 1 failed');
   });
 });
+
+describe('threads in the run line', () => {
+  const runLine = (threads: { senders: number; receivers: number; shared?: number }) =>
+    formatReport(buildReport({ ...cleanRun(), threads }))
+      .split('\n')
+      .find((l) => l.startsWith('run '))!;
+
+  test('a thread per role, or worker threads that run both', () => {
+    expect(runLine({ senders: 1, receivers: 1 })).toContain(' on 1 sender + 1 receiver thread(s), ');
+    expect(runLine({ senders: 1, receivers: 1, shared: 0 })).toContain(' on 1 sender + 1 receiver thread(s), ');
+    expect(runLine({ senders: 1, receivers: 1, shared: 1 })).toContain(' on 1 worker thread(s) shared by senders and receivers, ');
+    expect(runLine({ senders: 2, receivers: 3, shared: 2 })).toContain(
+      ' on 3 worker thread(s), 2 of them shared by senders and receivers, ',
+    );
+  });
+});
