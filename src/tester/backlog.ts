@@ -60,11 +60,8 @@ export class BacklogGate {
     let receives = Atomics.load(cells, RECEIVES);
     let progressAt = nowMs();
     for (;;) {
-      const v = Atomics.load(cells, BACKLOG);
-      if (v + n <= this.max) {
-        if (Atomics.compareExchange(cells, BACKLOG, v, v + n) === v) return 'reserved';
-        continue;
-      }
+      const v = this.take(n);
+      if (v < 0) return 'reserved';
       if (shouldStop()) return 'cancelled';
       const r = Atomics.load(cells, RECEIVES);
       if (r !== receives) {
@@ -81,11 +78,16 @@ export class BacklogGate {
 
   /** Takes room for n messages if there is room now, without waiting (reserve's first step). */
   tryReserve(n: number): boolean {
+    return this.take(n) < 0;
+  }
+
+  /** Takes room for n messages: -1 when taken, else the backlog that left no room (to wait on). */
+  private take(n: number): number {
     const cells = this.cells;
     for (;;) {
       const v = Atomics.load(cells, BACKLOG);
-      if (v + n > this.max) return false;
-      if (Atomics.compareExchange(cells, BACKLOG, v, v + n) === v) return true;
+      if (v + n > this.max) return v;
+      if (Atomics.compareExchange(cells, BACKLOG, v, v + n) === v) return -1;
     }
   }
 

@@ -21,6 +21,18 @@ describe('BacklogGate', () => {
     expect(gate.backlog()).toBe(10); // a cancelled wait takes nothing
   });
 
+  test('tryReserve takes room only when there is room, and never waits', () => {
+    const gate = new BacklogGate(newBacklogCells(), 3, 1);
+    expect(gate.tryReserve(2)).toBe(true);
+    expect(gate.tryReserve(2)).toBe(false);
+    expect(gate.backlog()).toBe(2);
+    expect(gate.tryReserve(1)).toBe(true);
+    expect(gate.tryReserve(1)).toBe(false);
+    gate.release(1, true);
+    expect(gate.tryReserve(1)).toBe(true);
+    expect(gate.backlog()).toBe(3);
+  });
+
   test('a waiting sender is woken when receivers bring the backlog down to half', async () => {
     const gate = new BacklogGate(newBacklogCells(), 8, 1, 5000); // polls too rarely to matter
     for (let i = 0; i < 8; i++) await gate.reserve(1, 10_000, never, now);

@@ -80,7 +80,7 @@ describe('planHosts', () => {
 
   test('more receiver threads than sender threads: the rest get threads of their own', () => {
     const c = pg({ senders: 2, receivers: 5, threads: undefined });
-    const threads = planThreads({ ...c, threads: 2 }).map(([role, indices, slot]) => [role, indices, slot] as const);
+    const threads = planThreads({ ...c, threads: 2 });
     // As planned with 2 threads per role but no --threads given: pairs share.
     expect(planHosts(c, threads)).toEqual([0, 1, 0, 1]);
     const uneven = [
