@@ -9,10 +9,22 @@
 //             Sync written straight to the socket, its reply scanned for ReadyForQuery and, for
 //             the read, the first column of its row (the id to delete). No library, no promise,
 //             no histogram, no checker: what no Node client can go below. CPU from cpuUsage().
+// and, on the cycle, the steps from that floor up to the tester (each in this one process):
+//   lean      the tester's connection (src/backends/pgmq/wire.ts): pg-protocol's serializer and
+//             parser, a promise per call, rows typed as through a pg.Pool; 8 awaited loops
+//   backend   the Backend contract over the same connections (openBackend, dedicated): the
+//             names checked, the options validated, rows made Messages; 8 awaited loops
+//   loops     the tester's own sender and receiver loops (src/tester/loops), 4 + 4 under a
+//             backlog of 32 as bench/run.js runs them, recording everything the checker and
+//             the report need (no worker thread, no checker: those are the tester's alone)
+//   tester    `smq tester --senders 4 --receivers 4 --max-backlog 32`, the real binary in a process
+//             of its own: its worker thread, its checker and live view on the main thread, V8's
+//             threads; its steady CPU per message (report.tester.steadyCpu), after its own
+//             warm-up (BENCH_TESTER_WARMUP, 6 s), as bench/run.js's targets measure it
 // Workloads: `send` (pgmq.send alone) and `cycle` (send, read 1, delete it; pgbench's cycle).
 // Environment: BENCH_SECONDS (5), BENCH_TRIALS (5), BENCH_SIZE (256).
 // Results: bench/results/<date>-cpu-floor.md.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -43,12 +55,17 @@ const Q = 'floor_cpu';
 await admin.query('SELECT pgmq.create($1)', [Q]);
 
 const body = JSON.stringify({ r: 'floor', p: 'x'.repeat(Math.max(0, SIZE - 20)) });
-const SEND = sql.sendQuery(Q, body, undefined, 0, {});
-const READ = sql.readQuery(Q, 30, 1, {});
+// Every client reads the columns this pgmq has, as the tester does (its Backend finds them).
+const { openBackend } = await import('../dist/backends/index.js');
+const probe = await openBackend({ kind: 'pgmq', url: server.url });
+const COLUMNS = probe.columns;
+await probe.close();
+const SEND = sql.sendQuery(Q, body, undefined, 0, COLUMNS);
+const READ = sql.readQuery(Q, 30, 1, COLUMNS);
 const DELETE = sql.deleteQuery(Q, [0n]);
 
 // ---- pgbench ----------------------------------------------------------------------------
-const literal = (v) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+const literal = (v) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
 const inline = (q, overrides) => q.text.replace(/\$(\d+)/g, (_, n) => overrides[n] ?? literal(q.values[Number(n) - 1]));
 const dir = mkdtempSync(join(os.tmpdir(), 'smq-cpu-floor-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -83,7 +100,11 @@ function pgbench(workload) {
 
 // ---- the raw Node floor -----------------------------------------------------------------
 const bindOf = (q, values) =>
-  Buffer.concat([serialize.bind({ statement: q.name, values: values.map(String) }), serialize.execute({}), serialize.sync()]);
+  Buffer.concat([
+    serialize.bind({ statement: q.name, values: values.map((v) => (v === null ? null : String(v))) }),
+    serialize.execute({}),
+    serialize.sync(),
+  ]);
 const arrayText = (id) => `{${id}}`;
 
 async function rawConnection() {
@@ -157,6 +178,144 @@ async function raw(workload, streams) {
   return { tx: workload === 'cycle' ? counts.cycles : counts.sent, cpuUs: cpu.user + cpu.system };
 }
 
+// ---- the steps up to the tester, on the cycle -------------------------------------------
+const { WireConnection } = await import('../dist/backends/pgmq/wire.js');
+const { loopContext } = await import('../dist/tester/loops/context.js');
+const { runSender } = await import('../dist/tester/loops/sender.js');
+const { runReceiver } = await import('../dist/tester/loops/receiver.js');
+const { Recorder } = await import('../dist/tester/recorder.js');
+const { newBacklogCells } = await import('../dist/tester/backlog.js');
+const { monoUs } = await import('../dist/tester/clock.js');
+
+/** CPU (user + system µs) of this process while `run(stopAt)` runs its loops; they return the cycles done. */
+async function timed(run) {
+  const cpu0 = process.cpuUsage();
+  const tx = await run(performance.now() + SECONDS * 1000);
+  const cpu = process.cpuUsage(cpu0);
+  return { tx, cpuUs: cpu.user + cpu.system };
+}
+
+const backends = [];
+for (let i = 0; i < CLIENTS; i++) backends.push(await openBackend({ kind: 'pgmq', url: server.url }, { dedicated: true }));
+const leanConnections = [];
+for (let i = 0; i < CLIENTS; i++) leanConnections.push(await WireConnection.open({ connectionString: server.url }, undefined, 100));
+const lean = () =>
+  timed(async (stopAt) => {
+    let cycles = 0;
+    const send = sql.sendQuery(Q, body, undefined, 0, COLUMNS);
+    const read = sql.readQuery(Q, 30, 1, COLUMNS);
+    await Promise.all(
+      leanConnections.map(async (c) => {
+        while (performance.now() < stopAt) {
+          await c.query(send);
+          const { rows } = await c.query(read);
+          await c.query(
+            sql.deleteQuery(
+              Q,
+              rows.map((r) => BigInt(r.msg_id)),
+            ),
+          );
+          cycles++;
+        }
+      }),
+    );
+    return cycles;
+  });
+
+const backend = () =>
+  timed(async (stopAt) => {
+    let cycles = 0;
+    await Promise.all(
+      backends.map(async (b) => {
+        while (performance.now() < stopAt) {
+          await b.send(Q, { body });
+          const got = await b.receive(Q, { qty: 1, vtSec: 30 });
+          await b.delete(
+            Q,
+            got.map((m) => m.id),
+          );
+          cycles++;
+        }
+      }),
+    );
+    return cycles;
+  });
+
+const HALF = CLIENTS / 2;
+const loops = () =>
+  timed(async (stopAt) => {
+    const cells = newBacklogCells();
+    const runId = `cpu-floor-${Date.now()}`;
+    const context = (role) => {
+      const recorder = new Recorder(() => {});
+      recorder.start(monoUs(), 0);
+      return loopContext(
+        {
+          role,
+          indices: Array.from({ length: HALF }, (_, i) => i),
+          sharesThread: true,
+          target: { kind: 'pgmq', url: server.url },
+          open: { dedicated: true },
+          queue: Q,
+          runId,
+          sizeBytes: SIZE,
+          batch: 1,
+          vtSec: 30,
+          ack: 'delete',
+          dequeue: 'safe',
+          naivePauseMs: 0,
+          groups: 0,
+          read: 'plain',
+          pollSec: undefined,
+          listen: undefined,
+          ackDelayMs: 0,
+          receiveByRunId: false,
+          messages: undefined,
+          durationMs: undefined,
+          ratePerSec: 0,
+          backlog: { cells, max: 32, stuckMs: 10_000 },
+          warmupMs: 0,
+          outageTimeoutMs: 30_000,
+          faults: {},
+          writeOutage: new SharedArrayBuffer(8),
+        },
+        recorder,
+      );
+    };
+    const senders = context('sender');
+    const receivers = context('receiver');
+    // As a worker thread does: a report to the main thread every 100 ms (here it goes nowhere).
+    const flush = setInterval(() => {
+      senders.recorder.progress(false, 0);
+      receivers.recorder.progress(false, 0);
+    }, 100);
+    const running = [
+      ...backends.slice(0, HALF).map((b, i) => runSender(senders, i, b)),
+      ...backends.slice(HALF).map((b, i) => runReceiver(receivers, i, b)),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, stopAt - performance.now()));
+    const received = receivers.recorder.totals.received;
+    senders.stop.stop();
+    receivers.stop.stop();
+    await Promise.all(running);
+    clearInterval(flush);
+    return received;
+  });
+const TESTER_WARMUP = Number(process.env.BENCH_TESTER_WARMUP ?? 6);
+const tester = async () => {
+  const args = ['--url', server.url, '--senders', String(HALF), '--receivers', String(HALF)];
+  args.push('--max-backlog', '32', '--size', String(SIZE), '--batch', '1', '--drain-timeout', '5s');
+  args.push('--duration', `${SECONDS + TESTER_WARMUP}s`, '--warmup', `${TESTER_WARMUP}s`, '--json');
+  const out = await new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(BENCH, '..', 'bin', 'smq.js'), 'tester', ...args], { maxBuffer: 1 << 26 }, (e, stdout) =>
+      e && e.code !== 1 ? reject(e) : resolve(stdout),
+    ),
+  );
+  const steady = JSON.parse(out).tester.steadyCpu;
+  return { tx: steady.messages, cpuUs: steady.cpuUsPerMessage * steady.messages, seconds: steady.seconds };
+};
+const STEPS = { lean, backend, loops, tester };
+
 // ---- paired rounds ------------------------------------------------------------------------
 const streams = [];
 for (let i = 0; i < CLIENTS; i++) streams.push(await rawConnection());
@@ -168,13 +327,26 @@ for (const workload of ['send', 'cycle']) {
   await reset();
   pgbench(workload);
   await raw(workload, streams);
+  const steps = workload === 'cycle' ? Object.entries(STEPS) : [];
+  for (const [, step] of steps) {
+    await reset();
+    await step(); // warm-up: V8 compiles each step's path before it is measured
+  }
   const rounds = [];
   for (let i = 0; i < TRIALS; i++) {
     await reset();
     const b = pgbench(workload);
     await reset();
     const r = await raw(workload, streams);
-    const round = { pgbenchUs: b.cpuUs / b.tx, rawUs: r.cpuUs / r.tx, pgbenchTps: b.tx / SECONDS, rawTps: r.tx / SECONDS };
+    const round = { pgbenchUs: b.cpuUs / b.tx, rawUs: r.cpuUs / r.tx, pgbenchTps: b.tx / SECONDS, rawTps: r.tx / SECONDS, steps: {} };
+    for (const [name, step] of steps) {
+      await reset();
+      const x = await step();
+      round.steps[name] = { us: x.cpuUs / x.tx, tps: x.tx / (x.seconds ?? SECONDS) };
+      log(
+        `${workload} round ${i + 1}: ${name} ${round.steps[name].us.toFixed(1)} µs per cycle (${(round.steps[name].us / round.pgbenchUs).toFixed(2)}x pgbench), ${Math.round(round.steps[name].tps)} per s`,
+      );
+    }
     rounds.push(round);
     log(
       `${workload} round ${i + 1}: client CPU per ${workload === 'cycle' ? 'cycle' : 'send'}: pgbench ${round.pgbenchUs.toFixed(1)} µs, raw Node ${round.rawUs.toFixed(1)} µs (${(round.rawUs / round.pgbenchUs).toFixed(2)}x); ${Math.round(round.pgbenchTps)} / ${Math.round(round.rawTps)} per s`,
@@ -183,6 +355,7 @@ for (const workload of ['send', 'cycle']) {
   results[workload] = rounds;
 }
 for (const s of streams) s.destroy();
+await Promise.all([...leanConnections.map((c) => c.end()), ...backends.map((b) => b.close())]);
 await admin.end();
 
 const row = (workload, label) => {
@@ -202,6 +375,23 @@ const text = [
   '|---|---:|---:|---:|---|---:|',
   row('send', '`pgmq.send`, per send'),
   row('cycle', 'send → read → delete, per cycle'),
+  '',
+  'From the floor up to the tester, on the cycle (CPU per cycle, in this process; the tester loops: per message received):',
+  '',
+  '| client | CPU per cycle (µs) | / pgbench (median of rounds) | per round | cycles per second |',
+  '|---|---:|---:|---|---:|',
+  ...[
+    ['raw', 'raw socket (the floor)'],
+    ['lean', "the tester's connection (wire.ts)"],
+    ['backend', 'the Backend contract on it'],
+    ['loops', "the tester's loops, 4 + 4, recording"],
+    ['tester', '`smq tester`, 4 + 4 (steady state)'],
+  ].map(([name, label]) => {
+    const r = results.cycle;
+    const us = (x) => (name === 'raw' ? x.rawUs : x.steps[name].us);
+    const tps = (x) => (name === 'raw' ? x.rawTps : x.steps[name].tps);
+    return `| ${label} | ${median(r.map(us)).toFixed(1)} | **${median(r.map((x) => us(x) / x.pgbenchUs)).toFixed(2)}** | ${r.map((x) => (us(x) / x.pgbenchUs).toFixed(2)).join(', ')} | ${Math.round(median(r.map(tps)))} |`;
+  }),
   '',
 ].join('\n');
 mkdirSync(join(BENCH, 'results'), { recursive: true });
