@@ -2,7 +2,9 @@
 // checked (usage errors name the flag), the --fault specs and the test hooks.
 import { redactSecrets, secretsFor, type Target } from '../backends/target.js';
 import { usageError } from '../errors.js';
-import { parseFaultSpec, validateConfig, type Faults, type TesterConfig } from '../tester/index.js';
+import { validateConfig, type TesterConfig } from '../tester/config.js';
+import { parseFaultSpec } from '../tester/fault-spec.js';
+import type { Faults } from '../tester/protocol.js';
 import { parseDuration, parseMilliseconds } from '../text/duration.js';
 import { throttleMsOf } from './notify.js';
 import { CONNECT_TIMEOUT_MS, callTimeoutOf, ioOf, tenantOf, type GlobalArgs } from './context.js';

@@ -7,17 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { ExitCode, SmqError, usageError } from '../errors.js';
 import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
-import {
-  ACK_MODES,
-  DEQUEUE_STRATEGIES,
-  formatReport,
-  htmlReport,
-  ISOLATIONS,
-  READ_MODES,
-  TesterRun,
-  type FaultRecord,
-  type TesterReport,
-} from '../tester/index.js';
+import { ACK_MODES, DEQUEUE_STRATEGIES, ISOLATIONS, READ_MODES } from '../tester/config.js';
+import type { FaultRecord, TesterReport } from '../tester/index.js';
 import { leaveProcess } from '../output/hangup.js';
 import { toJsonDocument, toJsonLine } from '../output/json.js';
 import { plainProgressLine } from '../ui/tester/format.js';
@@ -96,6 +87,8 @@ export async function runTester(argv: TesterArgs): Promise<number> {
           `${config.keep ? ' (kept)' : ' (removed afterwards)'}\n`,
       );
     }
+    // The engine is loaded by the run that needs it: every other command starts without it.
+    const { TesterRun, formatReport, htmlReport } = await import('../tester/index.js');
     const run = new TesterRun(config);
 
     // Ctrl-C, SIGTERM or SIGHUP (the terminal closed) once: stop the senders, drain briefly,

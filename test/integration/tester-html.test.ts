@@ -25,6 +25,10 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// A test that starts Chromium (and, for --baseline, a run before it) is given the sum of its
+// parts' own limits: a cold Chromium on a busy CI host has taken over 30 s.
+const BROWSER_TEST_MS = 150_000;
+
 const browse = (...args: string[]) =>
   execFileSync(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--virtual-time-budget=5000', ...args], {
     encoding: 'utf8',
@@ -66,7 +70,7 @@ describe('smq tester --html', () => {
     expect(byId['c-calls']).toMatchObject({ series: 6, yLabel: 'ms', canvas: true });
     expect(byId['c-spectrum']).toMatchObject({ series: Object.keys(report.spectrum).length, xLabel: 'percentile', canvas: true });
     expect(byId['c-spectrum']!.points).toBeGreaterThan(10);
-  });
+  }, BROWSER_TEST_MS);
 
   test.skipIf(!chromium)('a screenshot of the page is kept as a test artifact (needs Debian chromium)', () => {
     const artifacts = join(REPO, '.tmp', 'artifacts');
@@ -75,7 +79,7 @@ describe('smq tester --html', () => {
     writeFileSync(png, '');
     browse('--window-size=1200,2400', `--screenshot=${png}`, `file://${html}`);
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
-  });
+  }, BROWSER_TEST_MS);
 
   test.skipIf(!chromium)('--baseline draws an earlier run dashed on the same axes (needs Debian chromium)', async () => {
     const saved = join(dir, 'base.json');
@@ -100,7 +104,7 @@ describe('smq tester --html', () => {
     // The longer run sets the axis: one point per second of it.
     const seconds = (doc: { series: { second: number }[] }) => Math.max(...doc.series.map((p) => p.second)) + 1;
     expect(byId['c-throughput'].points).toBe(Math.max(seconds(report as never), seconds(JSON.parse(r.stdout))));
-  });
+  }, BROWSER_TEST_MS);
 
   test('--baseline without --html, or a baseline that is not a report: one line, exit 2, before the run', async () => {
     const a = await runCli(['tester', '--messages', '10', '--baseline', html]);
