@@ -50,61 +50,73 @@ describe('smq tester --html', () => {
     expect(page).not.toContain('<td>doubleDequeued</td>');
   });
 
-  test.skipIf(!chromium)('Chromium draws every chart with the run’s data, without a script error (needs Debian chromium)', () => {
-    const dom = browse('--dump-dom', `file://${html}`);
-    const m = /<pre id="smq-status"[^>]*>([^<]*)<\/pre>/.exec(dom);
-    expect(m, 'the page wrote its status').not.toBeNull();
-    const status = JSON.parse(m![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as {
-      charts: { id: string; points: number; series: number; xLabel: string; yLabel: string; canvas: boolean }[];
-      errors: string[];
-    };
-    expect(status.errors).toEqual([]);
-    const byId = Object.fromEntries(status.charts.map((c) => [c.id, c]));
-    expect(Object.keys(byId).sort()).toEqual(['c-backlog', 'c-calls', 'c-latency', 'c-spectrum', 'c-throughput']);
-    for (const id of ['c-throughput', 'c-latency', 'c-calls', 'c-backlog']) {
-      expect(byId[id]!.points).toBe(report.series.length); // one point per second of the run
-      expect(byId[id]!.xLabel).toBe('seconds since the start');
-    }
-    expect(byId['c-throughput']).toMatchObject({ series: 3, yLabel: 'messages/s', canvas: true });
-    expect(byId['c-latency']).toMatchObject({ series: 3, yLabel: 'ms', canvas: true });
-    expect(byId['c-calls']).toMatchObject({ series: 6, yLabel: 'ms', canvas: true });
-    expect(byId['c-spectrum']).toMatchObject({ series: Object.keys(report.spectrum).length, xLabel: 'percentile', canvas: true });
-    expect(byId['c-spectrum']!.points).toBeGreaterThan(10);
-  }, BROWSER_TEST_MS);
+  test.skipIf(!chromium)(
+    'Chromium draws every chart with the run’s data, without a script error (needs Debian chromium)',
+    () => {
+      const dom = browse('--dump-dom', `file://${html}`);
+      const m = /<pre id="smq-status"[^>]*>([^<]*)<\/pre>/.exec(dom);
+      expect(m, 'the page wrote its status').not.toBeNull();
+      const status = JSON.parse(m![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as {
+        charts: { id: string; points: number; series: number; xLabel: string; yLabel: string; canvas: boolean }[];
+        errors: string[];
+      };
+      expect(status.errors).toEqual([]);
+      const byId = Object.fromEntries(status.charts.map((c) => [c.id, c]));
+      expect(Object.keys(byId).sort()).toEqual(['c-backlog', 'c-calls', 'c-latency', 'c-spectrum', 'c-throughput']);
+      for (const id of ['c-throughput', 'c-latency', 'c-calls', 'c-backlog']) {
+        expect(byId[id]!.points).toBe(report.series.length); // one point per second of the run
+        expect(byId[id]!.xLabel).toBe('seconds since the start');
+      }
+      expect(byId['c-throughput']).toMatchObject({ series: 3, yLabel: 'messages/s', canvas: true });
+      expect(byId['c-latency']).toMatchObject({ series: 3, yLabel: 'ms', canvas: true });
+      expect(byId['c-calls']).toMatchObject({ series: 6, yLabel: 'ms', canvas: true });
+      expect(byId['c-spectrum']).toMatchObject({ series: Object.keys(report.spectrum).length, xLabel: 'percentile', canvas: true });
+      expect(byId['c-spectrum']!.points).toBeGreaterThan(10);
+    },
+    BROWSER_TEST_MS,
+  );
 
-  test.skipIf(!chromium)('a screenshot of the page is kept as a test artifact (needs Debian chromium)', () => {
-    const artifacts = join(REPO, '.tmp', 'artifacts');
-    mkdirSync(artifacts, { recursive: true });
-    const png = join(artifacts, 'tester-report.png');
-    writeFileSync(png, '');
-    browse('--window-size=1200,2400', `--screenshot=${png}`, `file://${html}`);
-    expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
-  }, BROWSER_TEST_MS);
+  test.skipIf(!chromium)(
+    'a screenshot of the page is kept as a test artifact (needs Debian chromium)',
+    () => {
+      const artifacts = join(REPO, '.tmp', 'artifacts');
+      mkdirSync(artifacts, { recursive: true });
+      const png = join(artifacts, 'tester-report.png');
+      writeFileSync(png, '');
+      browse('--window-size=1200,2400', `--screenshot=${png}`, `file://${html}`);
+      expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
+    },
+    BROWSER_TEST_MS,
+  );
 
-  test.skipIf(!chromium)('--baseline draws an earlier run dashed on the same axes (needs Debian chromium)', async () => {
-    const saved = join(dir, 'base.json');
-    writeFileSync(saved, JSON.stringify(report));
-    const withBase = join(dir, 'with-base.html');
-    const r = await runCli(['tester', '--messages', '300', '--rate', '200', '--json', '--html', withBase, '--baseline', saved], {
-      timeoutMs: 60_000,
-    });
-    expect(r.code).toBe(0);
-    const dom = browse('--dump-dom', `file://${withBase}`);
-    const status = JSON.parse(
-      /<pre id="smq-status"[^>]*>([^<]*)<\/pre>/
-        .exec(dom)![1]!
-        .replace(/&quot;/g, '"')
-        .replace(/&amp;/g, '&'),
-    );
-    expect(status.errors).toEqual([]);
-    const byId = Object.fromEntries(status.charts.map((c: { id: string }) => [c.id, c]));
-    expect(byId['c-throughput'].series).toBe(4); // sent, received, acknowledged + the baseline's received
-    expect(byId['c-latency'].series).toBe(4);
-    expect(byId['c-backlog'].series).toBe(2);
-    // The longer run sets the axis: one point per second of it.
-    const seconds = (doc: { series: { second: number }[] }) => Math.max(...doc.series.map((p) => p.second)) + 1;
-    expect(byId['c-throughput'].points).toBe(Math.max(seconds(report as never), seconds(JSON.parse(r.stdout))));
-  }, BROWSER_TEST_MS);
+  test.skipIf(!chromium)(
+    '--baseline draws an earlier run dashed on the same axes (needs Debian chromium)',
+    async () => {
+      const saved = join(dir, 'base.json');
+      writeFileSync(saved, JSON.stringify(report));
+      const withBase = join(dir, 'with-base.html');
+      const r = await runCli(['tester', '--messages', '300', '--rate', '200', '--json', '--html', withBase, '--baseline', saved], {
+        timeoutMs: 60_000,
+      });
+      expect(r.code).toBe(0);
+      const dom = browse('--dump-dom', `file://${withBase}`);
+      const status = JSON.parse(
+        /<pre id="smq-status"[^>]*>([^<]*)<\/pre>/
+          .exec(dom)![1]!
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, '&'),
+      );
+      expect(status.errors).toEqual([]);
+      const byId = Object.fromEntries(status.charts.map((c: { id: string }) => [c.id, c]));
+      expect(byId['c-throughput'].series).toBe(4); // sent, received, acknowledged + the baseline's received
+      expect(byId['c-latency'].series).toBe(4);
+      expect(byId['c-backlog'].series).toBe(2);
+      // The longer run sets the axis: one point per second of it.
+      const seconds = (doc: { series: { second: number }[] }) => Math.max(...doc.series.map((p) => p.second)) + 1;
+      expect(byId['c-throughput'].points).toBe(Math.max(seconds(report as never), seconds(JSON.parse(r.stdout))));
+    },
+    BROWSER_TEST_MS,
+  );
 
   test('--baseline without --html, or a baseline that is not a report: one line, exit 2, before the run', async () => {
     const a = await runCli(['tester', '--messages', '10', '--baseline', html]);
