@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // A test that starts Chromium (and, for --baseline, a run before it) is given the sum of its
-// parts' own limits: a cold Chromium on a busy CI host has taken over 30 s.
+// parts' own limits: with vitest's 30 s, the --baseline test timed out once in CI.
 const BROWSER_TEST_MS = 150_000;
 
 const browse = (...args: string[]) =>
