@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureBuilt, runCli, type CliResult } from '../helpers/run-cli.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
@@ -124,4 +125,48 @@ describe.skipIf(!haveOpenssl)('sslmode against a server that offers TLS', () => 
     await expectRefused('verify-full', /certificate was refused/);
     await expectRefused('verify-ca', /certificate was refused/, `&sslrootcert=${encodeURIComponent(otherCa)}`);
   }, 60_000);
+
+  test("a tester worker's dedicated connection (its socket reads into a buffer of its own) speaks TLS when sslmode asks, and plain TCP when it falls back", async () => {
+    const { openBackend } = await import('../../src/backends/index.js');
+    const roundTrip = async (mode: string): Promise<boolean> => {
+      const applicationName = `smq-tls-${mode}-${process.pid}`;
+      const b = await openBackend({ kind: 'pgmq', url: url(mode) }, { dedicated: true, applicationName });
+      try {
+        const q = `tls_${mode.replace('-', '_')}_${process.pid}`;
+        await b.createQueue(q);
+        const body = JSON.stringify({ p: 'z'.repeat(100_000) }); // a reply over several TLS records
+        const id = await b.send(q, { body });
+        const [m] = await b.receive(q, { qty: 1, vtSec: 30 });
+        expect(m?.id).toBe(id);
+        expect(JSON.parse(m!.body)).toEqual(JSON.parse(body));
+        await b.dropQueue(q);
+        return await sslInUse(applicationName);
+      } finally {
+        await b.close();
+      }
+    };
+    onlyAllow('hostssl');
+    expect(await roundTrip('require')).toBe(true);
+    expect(await roundTrip('allow')).toBe(true); // plain refused first, then TLS
+    onlyAllow('hostnossl');
+    expect(await roundTrip('prefer')).toBe(false); // TLS refused first, then plain
+    onlyAllow('hostssl');
+  }, 60_000);
 });
+
+/** Whether the connection of that application name uses TLS, as the server sees it (a connection of the test's own asks). */
+async function sslInUse(applicationName: string): Promise<boolean> {
+  // Over the Unix socket: pg_hba.conf's local lines stay as they are whatever TCP allows.
+  const admin = new pg.Client({ host: server.socketDir, port: server.port, user: server.user, database: 'smq_test' });
+  await admin.connect();
+  try {
+    const r = await admin.query<{ ssl: boolean }>(
+      'SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.application_name = $1',
+      [applicationName],
+    );
+    expect(r.rows).toHaveLength(1);
+    return r.rows[0]!.ssl;
+  } finally {
+    await admin.end();
+  }
+}

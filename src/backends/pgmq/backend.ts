@@ -55,9 +55,11 @@ import * as sql from './sql.js';
 import { closeWithin, SocketTracker } from './sockets.js';
 import { chosenClientClass } from './pool-client.js';
 import { WirePool } from './wire-pool.js';
+import { ownReadsSocket } from './wire-socket.js';
 
 export async function openPgmqBackend(url: string | undefined, options: OpenOptions = {}): Promise<PgmqBackend> {
-  const sockets = new SocketTracker();
+  // A tester worker's connection reads into a buffer of its own (wire-socket.ts).
+  const sockets = new SocketTracker(options.dedicated ? ownReadsSocket : undefined);
   const { connector, ctx } = pgmqConnector(url, options, sockets);
   const callTimeoutMs = options.callTimeoutMs;
   let pool: Pool;

@@ -13,9 +13,12 @@ const LINGER_MS = 1_000;
 export class SocketTracker {
   private readonly sockets = new Set<Socket>();
 
+  /** `make` makes each socket, given the connection's config (wire-socket.ts's for a tester worker). */
+  constructor(private readonly make: (config?: { ssl?: unknown }) => Socket = () => new Socket()) {}
+
   /** For ClientConfig.stream: a plain socket (node-postgres wraps it in TLS when asked to). */
-  readonly stream = (): Duplex => {
-    const socket = new Socket();
+  readonly stream = (config?: { ssl?: unknown }): Duplex => {
+    const socket = this.make(config);
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
     socket.once('finish', () => {

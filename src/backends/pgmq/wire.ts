@@ -27,9 +27,11 @@ import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
 import { parse, serialize } from 'pg-protocol';
 import type { BackendMessage, DataRowMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
+import { Parser } from 'pg-protocol/dist/parser.js';
 import { callTimeout } from '../deadline.js';
 import { READ_ONLY_SQL_TRANSACTION } from './errors.js';
 import { bindExecuteSync, EXECUTE_SYNC } from './wire-bind.js';
+import { takeReads, wholeMessages } from './wire-socket.js';
 import { typeParser } from './wire-types.js';
 
 export interface WireQuery {
@@ -128,8 +130,7 @@ export class WireConnection {
     deadline: WireDeadline | undefined,
     private readonly maxInFlight: number,
   ) {
-    stream.removeAllListeners('data');
-    void parse(stream, (m) => {
+    const onMessage = (m: BackendMessage) => {
       try {
         this.onMessage(m);
       } catch (e) {
@@ -138,7 +139,13 @@ export class WireConnection {
         this.fail(e);
         this.stream.destroy();
       }
-    });
+    };
+    // A socket of wire-socket.ts reads into a buffer of its own: its replies go to the parser
+    // straight from there. Any other (TLS) is read as a stream.
+    if (!takeReads(stream, wholeMessages(new Parser(), onMessage))) {
+      stream.removeAllListeners('data');
+      void parse(stream, onMessage);
+    }
     stream.on('error', (e) => {
       this.lastError = e;
     });
