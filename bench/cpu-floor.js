@@ -180,6 +180,7 @@ async function raw(workload, streams) {
 
 // ---- the steps up to the tester, on the cycle -------------------------------------------
 const { WireConnection } = await import('../dist/backends/pgmq/wire.js');
+const { ownReadsSocket } = await import('../dist/backends/pgmq/wire-socket.js');
 const { loopContext } = await import('../dist/tester/loops/context.js');
 const { runSender } = await import('../dist/tester/loops/sender.js');
 const { runReceiver } = await import('../dist/tester/loops/receiver.js');
@@ -198,7 +199,8 @@ async function timed(run) {
 const backends = [];
 for (let i = 0; i < CLIENTS; i++) backends.push(await openBackend({ kind: 'pgmq', url: server.url }, { dedicated: true }));
 const leanConnections = [];
-for (let i = 0; i < CLIENTS; i++) leanConnections.push(await WireConnection.open({ connectionString: server.url }, undefined, 100));
+for (let i = 0; i < CLIENTS; i++)
+  leanConnections.push(await WireConnection.open({ connectionString: server.url, stream: ownReadsSocket }, undefined, 100));
 const lean = () =>
   timed(async (stopAt) => {
     let cycles = 0;

@@ -31,9 +31,9 @@ async function openPipelined(pg, url) {
   return { query: (q) => c.query(q), end: () => c.end() };
 }
 
-/** wire.ts's WirePool (dist/), one dedicated connection per caller, as a tester worker has. */
-async function openWire(WirePool, url) {
-  const p = new WirePool({ connectionString: url });
+/** wire.ts's WirePool (dist/), one dedicated connection per caller on the socket a tester worker has (wire-socket.ts). */
+async function openWire(WirePool, ownReadsSocket, url) {
+  const p = new WirePool({ connectionString: url, stream: ownReadsSocket });
   await p.query('SELECT 1');
   return { query: (q) => p.query(q), end: () => p.end() };
 }
@@ -57,6 +57,7 @@ async function timed(conns, seconds, loop) {
  */
 export async function comparePipelines({ pg, dist, url, clients, seconds, rounds, bodyBytes, label, log }) {
   const { WirePool } = await import(join(dist, 'backends', 'pgmq', 'wire-pool.js'));
+  const { ownReadsSocket } = await import(join(dist, 'backends', 'pgmq', 'wire-socket.js'));
   const sql = await import(join(dist, 'backends', 'pgmq', 'sql.js'));
   const { openBackend } = await import(join(dist, 'backends', 'index.js'));
   const probe = await openBackend({ kind: 'pgmq', url });
@@ -75,7 +76,7 @@ export async function comparePipelines({ pg, dist, url, clients, seconds, rounds
   };
 
   const sides = {
-    wire: await Promise.all(Array.from({ length: clients }, () => openWire(WirePool, url))),
+    wire: await Promise.all(Array.from({ length: clients }, () => openWire(WirePool, ownReadsSocket, url))),
     pg: await Promise.all(Array.from({ length: clients }, () => openPipelined(pg, url))),
   };
   const workloads = {
