@@ -14,6 +14,8 @@
 //             parser, a promise per call, rows typed as through a pg.Pool; 8 awaited loops
 //   backend   the Backend contract over the same connections (openBackend, dedicated): the
 //             names checked, the options validated, rows made Messages; 8 awaited loops
+//   shape     4 senders + 4 receivers on the Backend under a backlog of 32, each receiver's
+//             delete pipelined behind its next receive, nothing recorded: the 4 + 4 shape alone
 //   loops     the tester's own sender and receiver loops (src/tester/loops), 4 + 4 under a
 //             backlog of 32 as bench/run.js runs them, recording everything the checker and
 //             the report need (no worker thread, no checker: those are the tester's alone)
@@ -244,6 +246,60 @@ const backend = () =>
   });
 
 const HALF = CLIENTS / 2;
+/**
+ * The 4 + 4 shape alone: 4 senders and 4 receivers on the Backend, closed under a backlog of
+ * 32 (a counter; waiting senders woken when it falls to 16, as the tester's gate does), each
+ * receiver's delete sent behind its next receive, as the tester's are; nothing recorded, no
+ * watch over calls. Between `backend` and `loops`: what the shape costs, apart from the loops.
+ */
+const shape = () =>
+  timed(async (stopAt) => {
+    let backlog = 0;
+    let received = 0;
+    let waiting = [];
+    const wakeAll = () => {
+      const w = waiting;
+      waiting = [];
+      for (const resolve of w) resolve();
+    };
+    const sender = async (b) => {
+      while (performance.now() < stopAt) {
+        if (backlog >= 32) {
+          await new Promise((resolve) => waiting.push(resolve));
+          continue;
+        }
+        backlog += 1;
+        await b.send(Q, { body });
+      }
+    };
+    const receiver = async (b) => {
+      let ack;
+      while (performance.now() < stopAt) {
+        const next = b.receive(Q, { qty: 1, vtSec: 30 });
+        if (ack) await ack;
+        const got = await next;
+        ack = undefined;
+        if (got.length === 0) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          continue;
+        }
+        received += got.length;
+        backlog -= got.length;
+        if (backlog <= 16) wakeAll();
+        ack = b.delete(
+          Q,
+          got.map((m) => m.id),
+        );
+      }
+      if (ack) await ack;
+    };
+    const senders = backends.slice(0, HALF).map(sender);
+    await Promise.all(backends.slice(HALF).map(receiver));
+    const timer = setInterval(wakeAll, 5);
+    await Promise.all(senders);
+    clearInterval(timer);
+    return received;
+  });
 const loops = () =>
   timed(async (stopAt) => {
     const cells = newBacklogCells();
@@ -316,7 +372,7 @@ const tester = async () => {
   const steady = JSON.parse(out).tester.steadyCpu;
   return { tx: steady.messages, cpuUs: steady.cpuUsPerMessage * steady.messages, seconds: steady.seconds };
 };
-const STEPS = { lean, backend, loops, tester };
+const STEPS = { lean, backend, shape, loops, tester };
 
 // ---- paired rounds ------------------------------------------------------------------------
 const streams = [];
@@ -386,6 +442,7 @@ const text = [
     ['raw', 'raw socket (the floor)'],
     ['lean', "the tester's connection (wire.ts)"],
     ['backend', 'the Backend contract on it'],
+    ['shape', '4 + 4 on the Backend, backlog 32, nothing recorded'],
     ['loops', "the tester's loops, 4 + 4, recording"],
     ['tester', '`smq tester`, 4 + 4 (steady state)'],
   ].map(([name, label]) => {

@@ -7,7 +7,7 @@ import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ensureBuilt, runCli, type CliResult } from '../helpers/run-cli.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
 
@@ -128,7 +128,9 @@ describe.skipIf(!haveOpenssl)('sslmode against a server that offers TLS', () => 
 
   test("a tester worker's dedicated connection (its socket reads into a buffer of its own) speaks TLS when sslmode asks, and plain TCP when it falls back", async () => {
     const { openBackend } = await import('../../src/backends/index.js');
-    const roundTrip = async (mode: string): Promise<boolean> => {
+    const { Readable } = await import('node:stream');
+    /** Whether the connection used TLS, and whether its reply came through a Readable stream (TLS) or its socket's own buffer (plain). */
+    const roundTrip = async (mode: string): Promise<{ tls: boolean; streamed: boolean }> => {
       const applicationName = `smq-tls-${mode}-${process.pid}`;
       const b = await openBackend({ kind: 'pgmq', url: url(mode) }, { dedicated: true, applicationName });
       try {
@@ -136,20 +138,28 @@ describe.skipIf(!haveOpenssl)('sslmode against a server that offers TLS', () => 
         await b.createQueue(q);
         const body = JSON.stringify({ p: 'z'.repeat(100_000) }); // a reply over several TLS records
         const id = await b.send(q, { body });
-        const [m] = await b.receive(q, { qty: 1, vtSec: 30 });
+        const push = vi.spyOn(Readable.prototype, 'push');
+        let streamed: boolean;
+        let m;
+        try {
+          [m] = await b.receive(q, { qty: 1, vtSec: 30 });
+          streamed = push.mock.calls.some(([chunk]) => chunk !== null);
+        } finally {
+          push.mockRestore();
+        }
         expect(m?.id).toBe(id);
         expect(JSON.parse(m!.body)).toEqual(JSON.parse(body));
         await b.dropQueue(q);
-        return await sslInUse(applicationName);
+        return { tls: await sslInUse(applicationName), streamed };
       } finally {
         await b.close();
       }
     };
     onlyAllow('hostssl');
-    expect(await roundTrip('require')).toBe(true);
-    expect(await roundTrip('allow')).toBe(true); // plain refused first, then TLS
+    expect(await roundTrip('require')).toEqual({ tls: true, streamed: true });
+    expect(await roundTrip('allow')).toEqual({ tls: true, streamed: true }); // plain refused first, then TLS
     onlyAllow('hostnossl');
-    expect(await roundTrip('prefer')).toBe(false); // TLS refused first, then plain
+    expect(await roundTrip('prefer')).toEqual({ tls: false, streamed: false }); // TLS refused first, then plain
     onlyAllow('hostssl');
   }, 60_000);
 });

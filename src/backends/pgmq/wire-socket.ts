@@ -64,46 +64,53 @@ export function takeReads(socket: unknown, sink: (chunk: Buffer) => void): boole
 
 /**
  * Feeds the parser whole messages only, so that it never keeps a reference to a chunk: the
- * socket's next read overwrites it. A message cut between reads waits, its pieces copied and
- * joined once it is whole (a large row over many reads is copied twice, not once per read).
+ * socket's next read overwrites it. A message cut between reads is copied into a buffer of its
+ * own size as its bytes come; the messages after it are parsed where they are.
  */
 export function wholeMessages(parser: Parser, onMessage: (m: BackendMessage) => void): (chunk: Buffer) => void {
-  /** The start of a message not yet whole: copies of the reads that brought it. */
-  let pieces: Buffer[] = [];
-  let waiting = 0;
-  /** The bytes `pieces` must add up to for that message to be whole; 0 until its header is in. */
-  let needed = 0;
+  /** A message cut between reads: its header while that is incomplete, then a buffer of its whole size. */
+  const header = Buffer.alloc(HEADER_BYTES);
+  let partial: Buffer | undefined;
+  /** Bytes of that message in hand (0: none waiting). */
+  let have = 0;
   return (chunk) => {
-    let data = chunk;
-    if (waiting > 0) {
-      pieces.push(Buffer.from(chunk));
-      waiting += chunk.length;
-      if (needed === 0 && waiting >= HEADER_BYTES) needed = messageBytes(Buffer.concat(pieces), 0);
-      if (needed === 0 || waiting < needed) return;
-      data = Buffer.concat(pieces, waiting);
-      pieces = [];
-      waiting = 0;
-      needed = 0;
+    let at = 0;
+    if (have > 0) {
+      if (!partial) {
+        at = chunk.copy(header, have, 0, HEADER_BYTES - have);
+        have += at;
+        if (have < HEADER_BYTES) return;
+        partial = Buffer.allocUnsafe(messageBytes(header, 0));
+        header.copy(partial);
+      }
+      const took = chunk.copy(partial, have, at, at + partial.length - have);
+      have += took;
+      at += took;
+      if (have < partial.length) return;
+      const whole = partial;
+      partial = undefined;
+      have = 0;
+      parser.parse(whole, onMessage);
     }
-    let end = 0;
-    while (end + HEADER_BYTES <= data.length) {
-      const next = end + messageBytes(data, end);
-      if (next > data.length) break;
+    let end = at;
+    while (end + HEADER_BYTES <= chunk.length) {
+      const next = end + messageBytes(chunk, end);
+      if (next > chunk.length) break;
       end = next;
     }
-    if (end < data.length) {
-      pieces = [Buffer.from(data.subarray(end))];
-      waiting = data.length - end;
-      needed = waiting >= HEADER_BYTES ? messageBytes(data, end) : 0;
+    if (end > at) parser.parse(chunk.subarray(at, end), onMessage);
+    if (end < chunk.length) {
+      have = chunk.length - end;
+      if (have >= HEADER_BYTES) partial = Buffer.allocUnsafe(messageBytes(chunk, end));
+      chunk.copy(partial ?? header, 0, end);
     }
-    if (end > 0) parser.parse(end === data.length ? data : data.subarray(0, end), onMessage);
   };
 }
 
 /** A message's type byte and its length (which counts itself, not the type byte). */
 const HEADER_BYTES = 5;
 
-/** The whole length of the message that starts at `at` (its header must be in `data`). */
+/** The whole length of the message that starts at `at` (its header must be in `data`); a length below its own 4 bytes counts as 4. */
 function messageBytes(data: Buffer, at: number): number {
-  return 1 + data.readUInt32BE(at + 1);
+  return 1 + Math.max(4, data.readUInt32BE(at + 1));
 }
