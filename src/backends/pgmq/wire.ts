@@ -12,7 +12,9 @@
 // 2-core host at load 8-15): pg's pipeline mode made 0.85x this path's calls per second at
 // 1.49x its client CPU per call on pgmq.send (45.7 against 29.8 µs), 0.85x at 1.42x on the
 // send, delete + read cycle (48.2 against 33.7 µs); on the real pgmq 1.13.0, 0.87x at 1.56x
-// and 0.79x at 1.47x. The issue allowed 5%. It describes the portal on every call (a
+// and 0.79x at 1.47x. Again on 2026-12-06, with wire-socket.ts's socket, on the idle host:
+// 0.92x at 1.51x (send) and 0.91x at 1.53x (cycle); on pgmq 1.13.0, 0.84x at 1.66x and 0.90x
+// at 1.60x. The issue allowed 5%. It describes the portal on every call (a
 // RowDescription parsed, its type parsers looked up, each time), writes every call on its
 // own, and builds a Query (an EventEmitter) and a Result per call.
 //
