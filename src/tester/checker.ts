@@ -96,6 +96,10 @@ export class DeliveryChecker {
   get ackedDelivered(): number {
     return this.ackedDeliveredCount;
   }
+  /** Distinct messages whose delete (or archive) succeeded. */
+  get ackedDeletes(): number {
+    return this.deletedCount;
+  }
   get deliveries(): number {
     return this.deliveryCount;
   }

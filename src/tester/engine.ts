@@ -191,7 +191,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       const warnings = [...after.warnings, ...this.failover.warnings, ...(listen?.warning ? [listen.warning] : [])];
       if (this.settleNote !== undefined) warnings.push(this.settleNote);
       const sent = collector.checker.ackedSends;
-      const activityAfter = reachable ? await readActivityAfter(backend, queue.name, activityBefore, sent) : undefined;
+      const activityAfter = reachable
+        ? await readActivityAfter(backend, queue.name, activityBefore, {
+            inserted: sent,
+            deleted: collector.checker.ackedDeletes,
+          })
+        : undefined;
       const notDropped = await dropRunQueue(backend, c, queue, calls, reachable);
       if (notDropped !== undefined) warnings.push(notDropped);
       const notRestored = reachable ? await restoreListen(backend, listen?.setup) : undefined;

@@ -6,7 +6,7 @@ import type { Backend, StoreActivity, TableActivity } from '../backends/index.js
 import { withDeadline } from './lifecycle.js';
 
 /** The counters of backends that just closed reach the statistics a moment later: how long to wait for them. */
-const STATS_SETTLE_MS = 2000;
+const STATS_SETTLE_MS = 3000;
 const STATS_POLL_MS = 250;
 const READ_DEADLINE_MS = 5000;
 
@@ -46,23 +46,32 @@ export async function readActivity(backend: Backend, queue: string): Promise<Sto
   }
 }
 
+/** What the run did that the counters must show before they are read: rows inserted into and deleted from q_. */
+export interface ExpectedCounts {
+  /** Sends the queue acknowledged. */
+  readonly inserted: number;
+  /** Messages whose delete (or archive) succeeded. */
+  readonly deleted: number;
+}
+
 /**
- * The counters after the run, once they show the run's inserts: a worker's connection reports
- * its counts as it closes, a moment after the worker is done.
+ * The counters after the run, once they show the run's inserts and deletes. Each worker's
+ * connection reports its counts as it closes, a moment after the worker is done, and not
+ * all at once: the senders' inserts can be in while the receivers' reads and deletes are not.
  */
 export async function readActivityAfter(
   backend: Backend,
   queue: string,
   before: StoreActivity | undefined,
-  sent: number,
+  expected: ExpectedCounts,
 ): Promise<StoreActivity | undefined> {
   if (!before) return undefined;
   const deadline = Date.now() + STATS_SETTLE_MS;
   for (;;) {
     const after = await readActivity(backend, queue);
     if (!after) return undefined;
-    const inserted = sumOf(after, 'inserted', 'q_') - sumOf(before, 'inserted', 'q_');
-    if (inserted >= sent || Date.now() >= deadline) return after;
+    const grew = (key: 'inserted' | 'deleted') => sumOf(after, key, 'q_') - sumOf(before, key, 'q_');
+    if ((grew('inserted') >= expected.inserted && grew('deleted') >= expected.deleted) || Date.now() >= deadline) return after;
     await new Promise((r) => setTimeout(r, STATS_POLL_MS));
   }
 }

@@ -13,15 +13,15 @@ beforeAll(async () => {
 });
 afterAll(() => admin.end());
 
-/** The server's counters for a table, once the closed connections' counts have arrived. */
-async function statsOf(table: string, inserted: number) {
+/** The server's counters for a table, once the closed connections' inserts and deletes have arrived. */
+async function statsOf(table: string, inserted: number, deleted: number) {
   for (let i = 0; ; i++) {
     const { rows } = await admin.query(
       `SELECT n_tup_ins::int AS ins, n_tup_upd::int AS upd, n_tup_del::int AS del, pg_relation_size(relid)::int AS size
          FROM pg_stat_user_tables WHERE schemaname = 'pgmq' AND relname = $1`,
       [table],
     );
-    if ((rows[0]?.ins ?? 0) >= inserted || i > 20) return rows[0];
+    if (((rows[0]?.ins ?? 0) >= inserted && (rows[0]?.del ?? 0) >= deleted) || i > 20) return rows[0];
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -40,8 +40,8 @@ describe('tester: what the run cost the database', () => {
       expect(db.walBytesPerMessage).toBeCloseTo(db.walBytes / sent);
       const q = db.tables.find((t) => t.table === `q_${queue}`)!;
       const a = db.tables.find((t) => t.table === `a_${queue}`)!;
-      const qStats = await statsOf(`q_${queue}`, sent);
-      const aStats = await statsOf(`a_${queue}`, ack === 'archive' ? sent : 0);
+      const qStats = await statsOf(`q_${queue}`, sent, sent);
+      const aStats = await statsOf(`a_${queue}`, ack === 'archive' ? sent : 0, 0);
       // A fresh queue: the server's totals are the run's.
       expect(q).toMatchObject({ inserted: qStats.ins, updated: qStats.upd, deleted: qStats.del, tableBytesAfter: qStats.size });
       expect(a).toMatchObject({ inserted: aStats.ins, deleted: aStats.del });
