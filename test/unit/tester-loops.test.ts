@@ -162,6 +162,32 @@ describe('tester loops in-process (SQLite)', () => {
     );
   });
 
+  test.each([1, 40])(
+    'batch %i: messages deleted by someone else while the receiver holds them are failed acks, the rest ok',
+    async (batch) => {
+      const n = batch === 1 ? 8 : 80;
+      await runSender(context(setupFor('sender', { messages: n })).ctx, 0, await open());
+      const receiver = context(setupFor('receiver', { batch, ackDelayMs: 300 }));
+      const totals = receiver.ctx.recorder.totals;
+      const loop = runReceiver(receiver.ctx, 0, await open());
+      await until('the first batch received', () => totals.received >= batch);
+      // While it works on its batch (--ack-delay), another client deletes every other message it holds.
+      const outside = await open();
+      const held = await outside.peek(QUEUE, { limit: 100, state: 'inflight', order: 'oldest' });
+      expect(held).toHaveLength(batch);
+      const taken = held.filter((_, i) => i % 2 === 0).map((m) => m.id);
+      expect(await outside.delete(QUEUE, taken)).toHaveLength(taken.length);
+      await until('every message received, and each acknowledged or failed', () => totals.acknowledged + totals.ackFailed === n, 30_000);
+      await stopTimed(receiver.ctx, loop);
+      expect(totals).toMatchObject({ received: n, acknowledged: n - taken.length, ackFailed: taken.length });
+      const events = eventsOf(receiver.ctx);
+      const failedSeqs = events.filter((e) => e.kind === EventKind.ackFailed).map((e) => e.seq);
+      const takenSeqs = held.filter((_, i) => i % 2 === 0).map((m) => (decodeBody(m.body, RUN_ID) as { seq: number }).seq);
+      expect(failedSeqs.sort((a, b) => a - b)).toEqual(takenSeqs.sort((a, b) => a - b));
+      expect(events.filter((e) => e.kind === EventKind.ackOk)).toHaveLength(n - taken.length);
+    },
+  );
+
   test('a receiver of an empty queue backs off, and a stop wakes it from its pause', async () => {
     const receiver = context(setupFor('receiver'));
     const loop = runReceiver(receiver.ctx, 0, await open());

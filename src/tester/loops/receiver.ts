@@ -54,37 +54,41 @@ function startAck(ctx: LoopContext, backend: Backend, queue: string, ids: bigint
   };
 }
 
-/** Records an acknowledgement's outcome and returns when it ended; undefined when the loop should give up. */
-async function finishAck(ctx: LoopContext, slot: ReceiverSlot, inFlight: AckInFlight): Promise<{ endUs: number } | undefined> {
+/** Up to this many, a batch's acknowledged ids are searched in place rather than put in a Set. */
+const SMALL_BATCH = 16;
+
+/** Records an acknowledgement's outcome and returns when it ended (µs); undefined when the loop should give up. */
+async function finishAck(ctx: LoopContext, slot: ReceiverSlot, inFlight: AckInFlight): Promise<number | undefined> {
   const { recorder } = ctx;
   const { totals } = recorder;
   const o = await inFlight.outcome;
-  let done: Set<bigint>;
   totals.calls.ack += 1;
   if (o.done !== undefined) {
-    done = new Set(o.done);
     succeeded(slot);
   } else {
-    done = new Set();
     totals.calls.ackFailed += 1;
     if (!(await failed(ctx, slot, o.error, o.startUs))) return undefined;
   }
+  const done = o.done;
+  const doneSet = done !== undefined && done.length > SMALL_BATCH ? new Set(done) : undefined;
   if (o.startUs >= recorder.warmupEndUs) recordUs(recorder.histograms.ack, o.endUs - o.startUs);
   recorder.callSeconds.record('ack', recorder.secondOf(o.endUs), o.endUs - o.startUs);
   let acked = 0;
   for (const m of inFlight.ours) {
-    const ok = done.has(m.id);
+    const ok = doneSet ? doneSet.has(m.id) : done !== undefined && done.includes(m.id);
     if (ok) acked += 1;
     else totals.ackFailed += 1;
     slot.record.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, m.id, o.startUs);
   }
   totals.acknowledged += acked;
   recorder.counter.at(recorder.secondOf(o.endUs)).acknowledged += acked;
-  return { endUs: o.endUs };
+  return o.endUs;
 }
 
 /** The foreign messages a receiver holds go back (visible now) behind whatever it sent last. */
 function startHandBack(ctx: LoopContext, slot: ReceiverSlot): Promise<void> | undefined {
+  // The usual case, checked before any closure is made: nothing to hand back.
+  if (slot.handBack.length === 0) return undefined;
   const { recorder } = ctx;
   return recorder.foreign.handBack(
     slot,
@@ -163,9 +167,9 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     // Connected anew (first, or after a lost connection): which server this is. (An
     // acknowledgement still in flight is settled first: it went to the connection before.)
     if (slot.serverUnknown && pendingAck) {
-      const acked = await finishAck(ctx, slot, pendingAck);
+      const ackEndUs = await finishAck(ctx, slot, pendingAck);
       pendingAck = undefined;
-      if (!acked) return;
+      if (ackEndUs === undefined) return;
     }
     if (slot.serverUnknown) {
       const server = await checkServer(ctx, 'receiver', slot, -1);
@@ -187,10 +191,10 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
     // The receive call starts, for its latency, when the connection is done with the ack.
     let recvStart = issuedUs;
     if (pendingAck) {
-      const acked = await finishAck(ctx, slot, pendingAck);
+      const ackEndUs = await finishAck(ctx, slot, pendingAck);
       pendingAck = undefined;
-      if (!acked) return;
-      recvStart = Math.max(issuedUs, acked.endUs);
+      if (ackEndUs === undefined) return;
+      recvStart = Math.max(issuedUs, ackEndUs);
     }
     let messages;
     try {
