@@ -17,16 +17,30 @@ try {
   process.stderr.write("smq: the build is missing (dist/cli.js): run 'npm run build'\n");
   process.exit(1);
 }
-const { escapeControl, isDeadTerminalError, isSmqError, leaveProcess, main, redactSecrets, secretsFor, terminalHungUp } = cli;
+const {
+  escapeControl,
+  isDeadTerminalError,
+  isSmqError,
+  leaveProcess,
+  main,
+  redactSecrets,
+  secretsFor,
+  stdoutGoneWhileChanging,
+  terminalHungUp,
+} = cli;
 
 const argv = process.argv.slice(2);
 const secrets = secretsFor(argv, process.env);
 // Anything that may carry a connection string goes through here.
 const say = (text) => process.stderr.write(escapeControl(redactSecrets(String(text), secrets)) + '\n');
 
-// `smq peek q | head -1`: the reader went away; that is not an error worth a stack.
+// `smq peek q | head -1`: the reader went away; that is not an error worth a stack. A send
+// from stdin goes on to store every line first (src/output/closed-output.ts).
 process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') leaveProcess(process.exitCode ?? 0);
+  if (err.code === 'EPIPE') {
+    if (stdoutGoneWhileChanging()) return;
+    leaveProcess(process.exitCode ?? 0);
+  }
   if (isDeadTerminalError(err)) return; // the terminal hung up: the command still finishes its work
   throw err;
 });

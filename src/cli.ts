@@ -13,6 +13,7 @@ export { redactSecrets } from './backends/secrets.js';
 export { secretsFor } from './backends/target.js';
 export { escapeControl } from './text/escape.js';
 export { isDeadTerminalError, leaveProcess, terminalHungUp } from './output/hangup.js';
+export { stdoutGoneWhileChanging } from './output/closed-output.js';
 
 function packageVersion(): string {
   try {

@@ -9,6 +9,7 @@ import { callTimeoutOf, ioOf, printerOf, withBackend, type GlobalArgs } from './
 import { BATCH_SIZE, sendInBatches } from './send-batches.js';
 import { needTopics, sendToTopic } from './send-topic.js';
 import { idWriter } from './send-output.js';
+import { changingStore } from '../output/closed-output.js';
 
 interface SendArgs extends GlobalArgs {
   readonly queue?: string | undefined;
@@ -215,8 +216,11 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
         }
         const ids = idWriter(io.stdout, printer.format);
         try {
-          if (!fromStdin) ids.write([await backend.send(queue, messages[0]!.message)]);
-          else await sendInBatches(backend, queue, messages, { atomic, skipped: skip ?? 0, onStored: (batch) => ids.write(batch) });
+          // A reader of stdout that goes away does not stop the send half-way (closed-output.ts).
+          await changingStore(async () => {
+            if (!fromStdin) ids.write([await backend.send(queue, messages[0]!.message)]);
+            else await sendInBatches(backend, queue, messages, { atomic, skipped: skip ?? 0, onStored: (batch) => ids.write(batch) });
+          });
         } finally {
           ids.end();
         }

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { ensureBuilt, ndjson, runCli, type CliResult } from '../helpers/run-cli.js';
+import { BIN, ensureBuilt, ndjson, runCli, type CliResult } from '../helpers/run-cli.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
 import { installSchema } from '../helpers/schema.js';
 import { screenBody, SURE_DEPTH } from '../../src/backends/pgmq/jsonb-screen.js';
@@ -302,6 +302,47 @@ describe('a send that fails half way (pgmq, a server of its own)', () => {
     expect(idsOf(resumed)).toHaveLength(5000);
     expect((await rowsOf(q)).map((s) => s.body)).toEqual(lines(1, 5000).trim().split('\n'));
   }, 120_000);
+});
+
+describe('the reader of stdout goes away during a send from stdin', () => {
+  // `seq 5000 | smq send q | head -1`: head exits after the first id. The send goes on: every
+  // line is stored, nothing more is written, and smq exits 0 (it stopped at the closed pipe
+  // before, having stored part of the input, and still exited 0).
+  test.each(['pgmq', 'SmoothMQ SQLite file'])(
+    '%s: every line stored, exit 0, stderr empty',
+    async (kind) => {
+      const q = uniqueQueue('pipe');
+      let conn: string[];
+      let count: () => Promise<number>;
+      let db: Database.Database | undefined;
+      if (kind === 'pgmq') {
+        conn = ['--url', inject('pgUrl')];
+        count = async () => (await pgRows(q)).length;
+      } else {
+        const path = join(tmp, `${q}.db`);
+        expect((await runCli(['init', '--sqlite', path])).code).toBe(0);
+        conn = ['--sqlite', path];
+        db = new Database(path);
+        count = async () => Number(db!.prepare('SELECT count(*) FROM messages').pluck().get());
+      }
+      try {
+        expect((await runCli(['create', q, ...conn])).code).toBe(0);
+        const quoted = [process.execPath, BIN, ...conn, 'send', q].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+        const out = execFileSync('bash', ['-c', `seq 1 5000 | ${quoted} 2>"$ERR" | head -1; echo "smq exit \${PIPESTATUS[1]}"`], {
+          encoding: 'utf8',
+          env: { ...process.env, ERR: join(tmp, `${q}.err`) },
+          timeout: 60_000,
+        });
+      expect(out).toMatch(/^\{"id":"\d+"\}\n/);
+        expect(out.trimEnd().split('\n').at(-1)).toBe('smq exit 0');
+        expect(readFileSync(join(tmp, `${q}.err`), 'utf8')).toBe('');
+        expect(await count()).toBe(5000);
+      } finally {
+        db?.close();
+      }
+    },
+    90_000,
+  );
 });
 
 describe('a send that fails half way (SmoothMQ SQLite file)', () => {
