@@ -33,6 +33,9 @@ const argv = process.argv.slice(2);
 const secrets = secretsFor(argv, process.env);
 // Anything that may carry a connection string goes through here.
 const say = (text) => process.stderr.write(escapeControl(redactSecrets(String(text), secrets)) + '\n');
+// `ps` shows every process's command line to every local user: smq's shows its arguments with
+// the passwords starred (Node rewrites the command line's own memory, which `ps` reads).
+process.title = ['smq', ...argv.map((a) => redactSecrets(a, secrets))].join(' ');
 
 // `smq peek q | head -1`: the reader went away; that is not an error worth a stack. A send
 // from stdin goes on to store every line first (src/output/closed-output.ts).

@@ -63,11 +63,27 @@ export function connectionTextsOf(argv: readonly string[], env: NodeJS.ProcessEn
   return urls;
 }
 
-/** Removes every occurrence of the given secrets from a text (error messages from drivers). */
+/**
+ * A secret shorter than this is not scrubbed from free text: starring every "e" or "1" of a
+ * message mangles it and tells the reader which letters the password is made of. (Where a
+ * text names the password itself, in a URL or a password= value, it goes whatever its length.)
+ */
+export const MIN_FREE_TEXT_SECRET = 6;
+
+/** A URL's user:password@ part: the password goes. */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)[^\s@/]*@/gi;
+/** A password=value (or sslpassword=value) in libpq's keyword form or a URL's query, quoted or not. */
+const KEYWORD_PASSWORD = /(\b(?:ssl)?password=)('[^']*'|"[^"]*"|[^\s&'"]*)/gi;
+
+/**
+ * Scrubs secrets from a text smq is about to print (error messages from drivers): the
+ * password field of every connection text in it, then the literal text of each secret of
+ * MIN_FREE_TEXT_SECRET characters or more.
+ */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
+  let out = text.replace(URL_PASSWORD, '$1***@').replace(KEYWORD_PASSWORD, '$1***');
   for (const s of secrets) {
-    if (s && s.length >= 1) out = out.split(s).join('***');
+    if (s && s.length >= MIN_FREE_TEXT_SECRET) out = out.split(s).join('***');
   }
   return out;
 }

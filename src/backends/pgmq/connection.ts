@@ -296,7 +296,12 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
     sslmode,
     params,
     display,
-    secrets: longestFirst(secrets.flatMap(secretForms), 1),
+    // A password that is part of the user, database or a host name is shown as those anyway:
+    // starring it there would only say what it is.
+    secrets: longestFirst(
+      secrets.flatMap(secretForms).filter((s) => ![user, database, ...hosts.map((h) => h.host)].some((shown) => shown.includes(s))),
+      1,
+    ),
   };
 }
 

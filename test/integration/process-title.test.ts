@@ -1,0 +1,31 @@
+// `ps -ef` shows every process's command line to every local user. smq's shows its
+// arguments with the password starred, for as long as it runs (a `smq top` runs for hours).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { BIN, cleanEnv, ensureBuilt } from '../helpers/run-cli.js';
+
+beforeAll(() => ensureBuilt());
+const children: ReturnType<typeof spawn>[] = [];
+afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
+
+test("the password given in --url is not in the process's command line", async () => {
+  const url = new URL(inject('pgUrl'));
+  const password = decodeURIComponent(url.password);
+  expect(password.length).toBeGreaterThan(3);
+  url.password = encodeURIComponent(`${password}`);
+  // A send from stdin waits for its input: the process sits there while we look at it.
+  const child = spawn(process.execPath, [BIN, '--url', url.toString(), 'send', 'title_q'], {
+    env: cleanEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const cmdline = () => readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+  const deadline = Date.now() + 10_000;
+  while (!cmdline().startsWith('smq ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const shown = cmdline();
+  expect(shown).toMatch(/^smq --url postgres:\/\/\S+:\*\*\*@\S+ send title_q$/);
+  for (const form of [password, encodeURIComponent(password)]) expect(shown).not.toContain(form);
+  child.stdin!.end();
+  await new Promise((r) => child.on('exit', r));
+});
