@@ -333,7 +333,7 @@ describe('the reader of stdout goes away during a send from stdin', () => {
           env: { ...process.env, ERR: join(tmp, `${q}.err`) },
           timeout: 60_000,
         });
-      expect(out).toMatch(/^\{"id":"\d+"\}\n/);
+        expect(out).toMatch(/^\{"id":"\d+"\}\n/);
         expect(out.trimEnd().split('\n').at(-1)).toBe('smq exit 0');
         expect(readFileSync(join(tmp, `${q}.err`), 'utf8')).toBe('');
         expect(await count()).toBe(5000);
