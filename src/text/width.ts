@@ -57,6 +57,25 @@ export function cutToCells(text: string, max: number): string {
   return text;
 }
 
+/**
+ * The end of `text` in at most `max` cells, starting with … when something was cut (the
+ * end of a line being typed); never splits a cluster. Only the last max * 8 code units are
+ * walked: a 1 MB paste costs what the screen shows.
+ */
+export function tailToCells(text: string, max: number): string {
+  if (max < 1) return '';
+  if (cellWidth(text.slice(-max * 8)) <= max && text.length <= max * 8) return text;
+  const kept: string[] = [];
+  let width = 0;
+  const all = [...clusters(text.slice(-max * 8))];
+  for (let i = all.length - 1; i >= 0; i--) {
+    if (width + all[i]!.width > max - 1) break;
+    width += all[i]!.width;
+    kept.push(all[i]!.text);
+  }
+  return `…${kept.reverse().join('')}`;
+}
+
 /** Exactly `width` cells: cut with … when longer, padded with spaces when shorter. */
 export function fitCells(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   if (width <= 0) return '';

@@ -68,3 +68,14 @@ describe('cutting', () => {
     expect(firstClusters('ab', 2)).toEqual({ text: 'ab', cut: false });
   });
 });
+
+describe('tailToCells', () => {
+  test('keeps the end in at most max cells, … in front when cut, never half a cluster', async () => {
+    const { tailToCells } = await import('../../src/text/width.js');
+    expect(tailToCells('abc', 5)).toBe('abc');
+    expect(tailToCells('abcdefgh', 5)).toBe('…efgh');
+    expect(tailToCells('👍🏽👍🏽👍🏽', 9)).toBe('…👍🏽👍🏽'); // 4 cells each, as cutToCells counts them
+    expect(tailToCells('x'.repeat(1_000_000) + 'end', 10)).toBe('…xxxxxxend');
+    expect(tailToCells('abc', 0)).toBe('');
+  });
+});

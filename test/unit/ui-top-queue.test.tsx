@@ -1,5 +1,6 @@
 // The queue view, the message detail and the actions of smq top, through the shared
 // render wrapper with a fake backend and fake timers.
+import { cellWidth } from '../../src/text/width.js';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Backend } from '../../src/backends/types.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
@@ -315,6 +316,38 @@ describe('actions ask first', () => {
     await h!.settle();
     expect(h!.frame()).toContain('cancelled: nothing sent');
     expect(b.callsOf('send')).toHaveLength(1);
+  });
+
+  test('send: a paste of 2,000 characters, and one of 6 KB in reads of 4 KB, arrive whole', async () => {
+    const b = pgmq();
+    await openQueue(b);
+    const number = '9'.repeat(2000);
+    await h!.press('s');
+    const before = h!.frame().split('\n');
+    await h!.paste(number);
+    // The prompt stays one line (its start gives way to …): the screen keeps its shape.
+    const during = h!.frame().split('\n');
+    expect(during).toHaveLength(before.length);
+    expect(during[0]).toBe(before[0]);
+    expect(during.every((line) => cellWidth(line) <= 120)).toBe(true);
+    expect(during.find((line) => line.startsWith('send to orders: '))).toMatch(/^send to orders: …9+ {2}/);
+    await h!.press(KEYS.enter);
+    await h!.settle();
+    expect(h!.frame()).toContain('(JSON number, 2000 bytes)? [y/N]');
+    await h!.press('y');
+    await h!.settle();
+    expect(b.callsOf('send')[0]!.args).toEqual(['orders', { body: number }]);
+
+    // A terminal hands a long paste over in several reads.
+    const array = `[${Array.from({ length: 3000 }, () => '1').join(',')}]`;
+    await h!.press('s');
+    for (let at = 0; at < array.length; at += 4096) await h!.paste(array.slice(at, at + 4096));
+    await h!.press(KEYS.enter);
+    await h!.settle();
+    expect(h!.frame()).toContain(`(JSON array, 3000 items, ${array.length} bytes)? [y/N]`);
+    await h!.press('y');
+    await h!.settle();
+    expect(b.callsOf('send')[1]!.args).toEqual(['orders', { body: array }]);
   });
 
   test('Esc in a prompt cancels it', async () => {

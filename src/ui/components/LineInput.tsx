@@ -1,9 +1,13 @@
 // A one-line text input: printable characters, Backspace, Ctrl-U to clear, Enter submits,
 // Esc cancels. Small on purpose; a paste arrives as one chunk.
 import { useState } from 'react';
-import { Text } from 'ink';
+import { Text, useStdout } from 'ink';
 import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
 import { escapeControl } from '../../text/escape.js';
+import { cellWidth, cutToCells, tailToCells } from '../../text/width.js';
+
+/** The fewest cells of typed text a prompt keeps in view before it drops its hint. */
+const MIN_TEXT_CELLS = 20;
 
 export interface LineInputProps {
   readonly label: string;
@@ -39,12 +43,20 @@ export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCan
     },
     { layer: LAYER_PROMPT, text: true },
   );
+  // One line, whatever is typed or pasted: the end of the text (where the cursor is) stays
+  // in view, the start gives way to "…", and the hint goes when the line is too narrow.
+  const columns = useStdout().stdout.columns || 80;
+  const shownLabel = cutToCells(label, Math.max(1, columns - 2 - MIN_TEXT_CELLS));
+  const hintText = hint ? `  ${hint}` : '';
+  const room = columns - 1 - cellWidth(shownLabel) - 1; // the cursor's cell, and one spare
+  const withHint = room - cellWidth(hintText) >= MIN_TEXT_CELLS;
+  const text = tailToCells(escapeControl(value), withHint ? room - cellWidth(hintText) : room);
   return (
-    <Text>
-      <Text bold>{label}</Text>
-      {escapeControl(value)}
+    <Text wrap="truncate-end">
+      <Text bold>{shownLabel}</Text>
+      {text}
       <Text inverse> </Text>
-      {hint ? <Text dimColor>{`  ${hint}`}</Text> : null}
+      {withHint && hintText ? <Text dimColor>{hintText}</Text> : null}
     </Text>
   );
 }

@@ -27,8 +27,23 @@ export const LAYER_PROMPT = 1;
 export const HOLD_MS = 5000;
 /** How long the start of an escape sequence waits for the rest of it (vim's ttimeoutlen is 100). */
 export const ESC_WAIT_MS = 50;
-/** Keys kept while waiting; more than this (a key held down on a hung screen) are dropped. */
+/**
+ * Keys kept while waiting; more than this (a key held down on a hung screen) are dropped.
+ * Typed characters in a row are one entry (a paste of 10 KB into a prompt arrives whole);
+ * a screen takes them one by one, at most this many of a run.
+ */
 const MAX_QUEUED = 500;
+/** A run of typed characters longer than this is cut (a prompt's text is bounded anyway). */
+const MAX_RUN = 1 << 20;
+
+/** A queued press, or a run of typed characters (input longer than one character). */
+interface Queued {
+  input: string;
+  readonly key: KeyEvent['key'];
+  readonly run: boolean;
+  /** A screen has started on this run (cut to MAX_QUEUED characters then). */
+  started?: boolean;
+}
 
 interface Target {
   readonly handler: KeyHandler;
@@ -65,7 +80,7 @@ const NO_KEY: Key = {
 
 export class KeyRouter {
   readonly targets = new Map<symbol, Target>();
-  private readonly queue: KeyEvent[] = [];
+  private readonly queue: Queued[] = [];
   /** The owner's commit counter this router waits for (0: not waiting). */
   private awaitedTick = 0;
   private lastTick = 0;
@@ -112,7 +127,12 @@ export class KeyRouter {
         this.onInterrupt();
         return;
       }
-      if (this.queue.length < MAX_QUEUED) this.queue.push(event);
+      const last = this.queue[this.queue.length - 1];
+      if (last?.run && isTyped(event)) {
+        if (last.input.length < MAX_RUN) last.input += event.input;
+      } else if (this.queue.length < MAX_QUEUED) {
+        this.queue.push({ input: event.input, key: event.key, run: isTyped(event) });
+      }
     }
     this.pump();
   }
@@ -189,15 +209,26 @@ export class KeyRouter {
     }
     let input: string;
     let key: Key;
-    if (target.text && isTyped(this.queue[0]!)) {
+    const head = this.queue[0]!;
+    if (target.text && head.run) {
       // A prompt takes typed text in one go (a paste of 10 KB is one state change, not 10,000).
       input = '';
-      while (this.queue.length > 0 && isTyped(this.queue[0]!)) input += this.queue.shift()!.input;
+      while (this.queue.length > 0 && this.queue[0]!.run) input += this.queue.shift()!.input;
       key = NO_KEY;
+    } else if (head.run) {
+      // A screen takes typed characters one at a time, as many as a queue of keys holds.
+      if (!head.started) {
+        head.started = true;
+        if (head.input.length > MAX_QUEUED) head.input = Array.from(head.input).slice(0, MAX_QUEUED).join('');
+      }
+      input = String.fromCodePoint(head.input.codePointAt(0)!);
+      head.input = head.input.slice(input.length);
+      if (head.input === '') this.queue.shift();
+      key = { ...NO_KEY, ...(/^[A-Z]$/.test(input) ? { shift: true } : {}) };
     } else {
-      const event = this.queue.shift()!;
-      input = event.input;
-      key = { ...NO_KEY, ...event.key };
+      this.queue.shift();
+      input = head.input;
+      key = { ...NO_KEY, ...head.key };
     }
     this.awaitedTick = this.lastTick + 1;
     try {
