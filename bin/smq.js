@@ -73,5 +73,9 @@ try {
 process.exitCode = code;
 // The terminal hung up: leave now (see src/output/hangup.ts; stdout to a file or pipe is written synchronously).
 if (terminalHungUp()) leaveProcess(code);
-// Let stdout drain and handles close; if something still holds the loop open, leave anyway.
-setTimeout(() => leaveProcess(code), 2000).unref();
+// The command is done (its connections closed, or given up on when the server does not
+// answer): leave once stdout and stderr have taken what was written, not later when a stuck
+// connection would let go. A reader that never reads gets 2 s.
+const written = (stream) => new Promise((resolve) => (stream.writableLength > 0 ? stream.write('', () => resolve()) : resolve()));
+await Promise.race([Promise.all([written(process.stdout), written(process.stderr)]), new Promise((r) => setTimeout(r, 2000).unref())]);
+leaveProcess(code);

@@ -3,7 +3,7 @@
 // (--timeout, 10 s by default), ends with one line that names it, and top shows the hung
 // database like an unreachable one and still quits at once. The server is this file's own,
 // never the suite's shared one.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,7 +13,7 @@ import { openBackend } from '../../src/backends/index.js';
 import { isCallTimeout } from '../../src/backends/deadline.js';
 import { makeTempDir } from '../helpers/backends.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
-import { ensureBuilt, runCli, BIN } from '../helpers/run-cli.js';
+import { BIN, cleanEnv, ensureBuilt, runCli } from '../helpers/run-cli.js';
 import { installSchema } from '../helpers/schema.js';
 import { TmuxSession, tmuxAvailable } from '../helpers/tmux.js';
 
@@ -103,6 +103,26 @@ describe('a call that never answers', () => {
       expect(r.stderr).toMatch(/no answer from .* within 2 s/);
       expect(r.ms).toBeLessThan(2_000 + 8_000);
     }
+  }, 60_000);
+
+  test('a command that gave up on a frozen server exits as soon as it has said so', async () => {
+    // It printed its line and then waited for the stuck connection for another 2 s.
+    const timed = await frozen(
+      () =>
+        new Promise<{ code: number | null; stderr: string; gapMs: number }>((resolve) => {
+          const child = spawn(process.execPath, [BIN, 'queues', '--url', server.url, '--timeout', '1s'], { env: cleanEnv() });
+          let stderr = '';
+          let saidAt = 0;
+          child.stderr.on('data', (d: Buffer) => {
+            stderr += d.toString();
+            saidAt ||= Date.now();
+          });
+          child.on('exit', (code) => resolve({ code, stderr, gapMs: Date.now() - saidAt }));
+        }),
+    );
+    expect(timed.code, timed.stderr).toBe(1);
+    expect(timed.stderr).toMatch(/no answer from .* within 1 s/);
+    expect(timed.gapMs).toBeLessThan(1_000);
   }, 60_000);
 
   test('--timeout refuses what is not a duration', async () => {
