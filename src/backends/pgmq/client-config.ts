@@ -12,6 +12,11 @@ export interface ClientOptions {
   readonly forceApplicationName?: string;
   /** Server settings smq needs (-c name=value), added to the connection's own options. */
   readonly settings?: readonly string[];
+  /**
+   * Settings smq prefers but goes without where they are refused at connection time (a
+   * PgBouncer that takes only the startup parameters it tracks): statement_timeout.
+   */
+  readonly preferredSettings?: readonly string[];
   readonly connectTimeoutMs: number;
   /** Socket factory (a SocketTracker's), so closing cuts every connection, the TLS probe's too. */
   readonly stream?: pg.ClientConfig['stream'];
@@ -19,7 +24,9 @@ export interface ClientOptions {
 
 export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOptions, host: PgHost = conn.hosts[0]!): pg.ClientConfig {
   const p = conn.params;
-  const options = [p['options'], ...(o.settings ?? [])].filter((s) => s !== undefined && s !== '').join(' ');
+  const options = [p['options'], ...(o.settings ?? []), ...(o.preferredSettings ?? [])]
+    .filter((s) => s !== undefined && s !== '')
+    .join(' ');
   const applicationName = o.forceApplicationName ?? p['application_name'] ?? o.applicationName ?? p['fallback_application_name'];
   const connectTimeout = Number(p['connect_timeout']);
   return {

@@ -81,13 +81,17 @@ export class Connector {
     throw this.failure(failures);
   }
 
+  /** A pooler refused the preferred settings (ClientOptions.preferredSettings): connections go without them. */
+  private preferredRefused = false;
+
   /** One host: the TLS settings sslmode allows, in order, until one connects (libpq's allow and prefer). */
   private async open(host: PgHost, extra: pg.ClientConfig): Promise<pg.Client> {
     const key = showHost(host);
     const known = this.tls.get(key);
     let failure: unknown;
     for (const ssl of known === undefined ? tlsAttempts(this.conn, this.env) : [known]) {
-      const client = new pg.Client({ ...clientConfigOf(this.conn, ssl, this.options, host), ...extra });
+      const options = this.preferredRefused ? { ...this.options, preferredSettings: [] } : this.options;
+      const client = new pg.Client({ ...clientConfigOf(this.conn, ssl, options, host), ...extra });
       // Errors of an idle connection reach its user through its next call (or its pool's listener).
       client.on('error', () => undefined);
       try {
@@ -95,9 +99,14 @@ export class Connector {
         this.tls.set(key, ssl);
         return client;
       } catch (e) {
+        void client.end().catch(() => undefined);
+        // A pooler that refuses a setting smq only prefers: this connection and the next go without it.
+        if (!this.preferredRefused && (this.options.preferredSettings?.length ?? 0) > 0 && refusesStartupParameter(e)) {
+          this.preferredRefused = true;
+          return this.open(host, extra);
+        }
         failure = e;
         this.tls.delete(key);
-        void client.end().catch(() => undefined);
         if (isNetworkFailure(e)) break;
       }
     }
@@ -139,4 +148,10 @@ export class Connector {
         : `none is ${WANTED[attrs]} (target_session_attrs=${attrs}): check the hosts, or wait for the failover to finish`;
     return new SmqError('connection', `cannot connect to ${this.ctx.location}: ${each}`, { hint, cause: failures.at(-1)?.error });
   }
+}
+
+/** PgBouncer's refusal of a startup parameter it does not track (SQLSTATE 08P01, protocol violation). */
+function refusesStartupParameter(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | undefined;
+  return err?.code === '08P01' && /unsupported startup parameter/i.test(String(err.message));
 }

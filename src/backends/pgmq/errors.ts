@@ -1,7 +1,7 @@
 // node-postgres errors -> SmqError, keeping the server's fields (code, detail, hint)
 // and never the password.
 import { SmqError, queueNotFound } from '../../errors.js';
-import { callTimeout } from '../deadline.js';
+import { callTimeout, formatTimeout } from '../deadline.js';
 import { redactSecrets } from '../secrets.js';
 
 interface PgErrorLike {
@@ -74,6 +74,15 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   // node-postgres' query_timeout: the server did not answer the query in time.
   if (err.message === 'Query read timeout' && err.code === undefined) {
     return callTimeout(ctx.location, ctx.callTimeoutMs ?? 0, e);
+  }
+  // The server cancelled the statement: past the statement_timeout smq sets a little inside
+  // --timeout (a lock held it), or an administrator cancelled it. Either way it changed nothing.
+  if (err.code === '57014') {
+    const after = ctx.callTimeoutMs === undefined ? '' : ` after about ${formatTimeout(ctx.callTimeoutMs)} (--timeout)`;
+    return new SmqError('timeout', `the server cancelled the call${after}: ${message}; the call changed nothing`, {
+      hint: 'a lock or a busy server held it; raise --timeout if it is only slow',
+      cause: e,
+    });
   }
   if (err.code === '53300') {
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${message}`, {
