@@ -96,6 +96,18 @@ afterAll(async () => {
   await admin.end();
 });
 
+test('the server asks for a password and none is given: one line that says where to put it', async () => {
+  const url = new URL(inject('pgUrl'));
+  const r = await runCli(['queues', '--url', `postgres://${url.username}@${url.hostname}:${url.port}/${DB}`], {
+    env: { PGPASSFILE: '/nonexistent/pgpass' },
+  });
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(/asks for a password and none was given/);
+  expect(r.stderr).toMatch(/PGPASSWORD/);
+  expect(r.stderr).not.toMatch(/SASL|must be a string/);
+});
+
 describe('passwords with reserved characters', () => {
   test('every form connects when it can be read one way, is refused in one line otherwise, and never shows the password', async () => {
     const runs = CASES.flatMap((c) => FORMS.map((form) => ({ c, form })));

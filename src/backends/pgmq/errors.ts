@@ -84,6 +84,13 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
       cause: e,
     });
   }
+  // node-postgres' words when the server wants a password (SCRAM or md5) and it has none.
+  if (/client password must be a string|password authentication .* no password|SASL: .*password/i.test(err.message ?? '')) {
+    return new SmqError('auth', `authentication failed for ${ctx.location}: the server asks for a password and none was given`, {
+      hint: 'give it in --url (postgres://user:password@host/db), PGPASSWORD or ~/.pgpass',
+      cause: e,
+    });
+  }
   if (err.code === '53300') {
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${message}`, {
       hint: "the server's max_connections are in use: close other connections or raise max_connections",
