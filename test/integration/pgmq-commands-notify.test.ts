@@ -147,6 +147,8 @@ describe.each(stores113('notify'))('on $name', (store) => {
     const before = await setting(db, q);
     refused(await smq(['notify', q, 'maybe']), /unknown state "maybe": give on or off/);
     refused(await smq(['notify', q, 'off', '--throttle', '1s']), /--throttle goes with on/);
+    // A bare number read as milliseconds here and as seconds everywhere else: it needs a unit.
+    refused(await smq(['notify', q, 'on', '--throttle', '5']), /--throttle 5 has no unit.*5ms or 5s/);
     refused(await smq(['notify', q, '--throttle', '1s']), /--throttle goes with on/);
     for (const bad of ['-1', '1.5ms', 'soon', '30d', '1000h']) {
       refused(await smq(['notify', q, 'on', '--throttle', bad]), /--throttle/);
