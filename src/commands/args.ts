@@ -16,12 +16,15 @@ export function messageIdArg(text: string, what = 'message id'): MessageId {
   throw invalidInput(`invalid ${what} ${JSON.stringify(t)}`, 'ids are non-negative whole numbers in plain digits, no spaces, e.g. 42');
 }
 
+/** How an option is written on the command line: -n, --qty. */
+const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
+
 function checkInteger(name: string, value: unknown, min: number, example: string): number {
   const n = typeof value === 'number' ? value : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min) {
     // yargs has already turned text like "abc" into NaN: then there is nothing useful to echo.
     const shown = typeof value === 'number' && Number.isFinite(value) ? `, not ${value}` : '';
-    throw invalidInput(`--${name} must be a whole number of ${min} or more${shown}`, `for example --${name} ${example}`);
+    throw invalidInput(`${flagOf(name)} must be a whole number of ${min} or more${shown}`, `for example ${flagOf(name)} ${example}`);
   }
   return n;
 }
