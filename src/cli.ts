@@ -62,6 +62,9 @@ export function buildParser(argv: readonly string[], io: Io) {
     .wrap(Math.min(110, io.stdout.columns ?? 100))
     .fail((message, error) => {
       if (error) throw error;
+      // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.
+      const unknown = /^Did you mean (\S+)\?$/.exec(oneLine(message ?? ''));
+      if (unknown) throw usageError(`unknown command: did you mean ${unknown[1]}?`, `see '${helpFor}'`);
       throw usageError(oneLine(message ?? 'invalid arguments'), `see '${helpFor}'`);
     });
   for (const command of commands) parser = parser.command(globalsLast(command));

@@ -309,6 +309,12 @@ describe('SmoothMQ names are free text', () => {
 });
 
 describe('the command line itself', () => {
+  test('a mistyped command: one line that says it is unknown and what it may have meant, exit 2', async () => {
+    const r = await runCli(['qeues', '--sqlite', '/nonexistent/x.db']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("smq: unknown command: did you mean queues?: see 'smq --help'\n");
+  });
+
   test('--help and --version exit 0', async () => {
     const help = ok(await runCli(['--help']));
     for (const c of ['queues', 'create', 'drop', 'purge', 'send', 'receive', 'delete', 'peek', 'init']) {
