@@ -95,6 +95,16 @@ function fanoutOf(argv: TesterArgs): TesterConfig['fanout'] {
 }
 
 /** The command line as a TesterConfig (without the target); usage errors name the flag. */
+/** The most a timer holds (2^31 - 1 ms, about 24.8 days); a longer wait would end at once or never. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A duration the run waits with a timer: in milliseconds, refused past MAX_TIMER_MS. */
+function timerMs(flag: string, value: unknown): number {
+  const ms = parseMilliseconds(flag, value);
+  if (ms > MAX_TIMER_MS) throw usageError(`--${flag} must be less than 24 days, not ${String(value)}`, `for example --${flag} 1h`);
+  return ms;
+}
+
 export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boolean): TesterConfig {
   if (argv.messages !== undefined && argv.duration !== undefined) {
     throw usageError('--messages and --duration both given', 'a run is either a number of messages per sender or a time');
@@ -114,20 +124,20 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     threads: argv.threads === undefined ? undefined : num('threads', argv.threads),
     // Neither given: a short default run, so `npx smq tester` shows something at once.
     messagesPerSender: argv.messages !== undefined ? num('messages', argv.messages) : hasAmount || senders === 0 ? undefined : 1000,
-    durationMs: argv.duration !== undefined ? parseMilliseconds('duration', argv.duration) : undefined,
+    durationMs: argv.duration !== undefined ? timerMs('duration', argv.duration) : undefined,
     sizeBytes: num('size', argv.size),
     batch: num('batch', argv.batch),
     vtSec: parseDuration('vt', argv.vt, { unit: 's' }),
     ratePerSec: num('rate', argv.rate),
     maxBacklog: argv.maxBacklog === undefined ? undefined : num('max-backlog', argv.maxBacklog),
-    warmupMs: parseMilliseconds('warmup', argv.warmup),
+    warmupMs: timerMs('warmup', argv.warmup),
     queue: argv.queue,
     keep: argv.keep === true,
     ack: argv.ack as TesterConfig['ack'],
-    drainTimeoutMs: parseMilliseconds('drain-timeout', argv.drainTimeout),
-    settleMs: argv.settle === undefined ? undefined : parseMilliseconds('settle', argv.settle),
+    drainTimeoutMs: timerMs('drain-timeout', argv.drainTimeout),
+    settleMs: argv.settle === undefined ? undefined : timerMs('settle', argv.settle),
     allowForeign: argv.allowForeign === true,
-    outageTimeoutMs: parseMilliseconds('outage-timeout', argv.outageTimeout),
+    outageTimeoutMs: timerMs('outage-timeout', argv.outageTimeout),
     isolation,
     dequeue: argv.dequeue as TesterConfig['dequeue'],
     ...(argv.naivePauseMs !== undefined ? { naivePauseMs: parseDuration('naive-pause-ms', argv.naivePauseMs, { bare: 'ms' }) } : {}),
@@ -136,7 +146,7 @@ export function testerConfigFrom(argv: TesterArgs, target: Target, embedded: boo
     pollSec: argv.poll === undefined ? undefined : parseDuration('poll', argv.poll, { unit: 's' }),
     listen: argv.listen === true,
     ...(argv.listenThrottle !== undefined ? { listenThrottleMs: throttleMsOf(argv.listenThrottle, 'listen-throttle') } : {}),
-    ackDelayMs: argv.ackDelay === undefined ? undefined : parseMilliseconds('ack-delay', argv.ackDelay),
+    ackDelayMs: argv.ackDelay === undefined ? undefined : timerMs('ack-delay', argv.ackDelay),
     fanout: fanoutOf(argv),
     hdrLogPath: argv.hdrLog,
     // A bare number meant milliseconds before durations: a unit is required, so that an old

@@ -110,6 +110,10 @@ describe('smq tester', () => {
     [['tester', '--senders', '-1']],
     [['tester', '--messages', '10', '--duration', '5s']],
     [['tester', '--duration', 'soon']],
+    // Past what a timer holds (about 24 days): it would have run for ever.
+    [['tester', '--duration', '99999999999h']],
+    [['tester', '--outage-timeout', '30d']],
+    [['tester', '--ack-delay', '9999999h']],
     [['tester', '--ack', 'archive']],
     [['tester', '--senders', '0']],
     [['tester', '--max-backlog', '0']],
