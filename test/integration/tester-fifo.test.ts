@@ -73,7 +73,8 @@ describe.each(stores)('tester --groups on $name', (store) => {
     async (read) => {
       const url = await store.url();
       const report = await run(url, { senders: 2, receivers: 3, messagesPerSender: 120, batch: 4, read });
-      expect(report.verdict).toBe('clean');
+      // (Once, under a loaded CI host, 'violations' on pgmq 1.13.0 with grouped-rr: what they were, if it comes again.)
+      expect(report.verdict, JSON.stringify({ counts: report.counts, examples: report.examples, failure: report.failure })).toBe('clean');
       expect(report.counts).toMatchObject({ sent: 240, ok: 240, groupOverlap: 0, reordered: 0, lost: 0 });
       expect(report.config).toMatchObject({ groups: 4, read });
     },
