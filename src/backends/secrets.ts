@@ -70,8 +70,8 @@ export function connectionTextsOf(argv: readonly string[], env: NodeJS.ProcessEn
  */
 export const MIN_FREE_TEXT_SECRET = 6;
 
-/** A URL's user:password@ part: the password goes. */
-const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)[^\s@/]*@/gi;
+/** A URL's user:password@ part: the password goes, up to the last @ before the host (a password may hold @). */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:)[^\s/]*@/gi;
 /** A password=value (or sslpassword=value) in libpq's keyword form or a URL's query, quoted or not. */
 const KEYWORD_PASSWORD = /(\b(?:ssl)?password=)('[^']*'|"[^"]*"|[^\s&'"]*)/gi;
 
@@ -81,7 +81,11 @@ const KEYWORD_PASSWORD = /(\b(?:ssl)?password=)('[^']*'|"[^"]*"|[^\s&'"]*)/gi;
  * MIN_FREE_TEXT_SECRET characters or more.
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text.replace(URL_PASSWORD, '$1***@').replace(KEYWORD_PASSWORD, '$1***');
+  let out = text;
+  // A known password where a URL's password goes, whatever its length and characters (a
+  // space, /, @ that the pattern below stops at).
+  for (const s of secrets) if (s) out = out.split(`:${s}@`).join(':***@');
+  out = out.replace(URL_PASSWORD, '$1***@').replace(KEYWORD_PASSWORD, '$1***');
   for (const s of secrets) {
     if (s && s.length >= MIN_FREE_TEXT_SECRET) out = out.split(s).join('***');
   }

@@ -129,6 +129,10 @@ export interface RunSetup {
 
 export function workerSetup(role: WorkerRole, indices: readonly number[], x: RunSetup, sharesThread = false): WorkerSetup {
   const c = x.config;
+  // --read poll --poll N waits up to N s inside one statement: the call's deadline (and the
+  // server's statement_timeout inside it) leaves room for that wait on top of --timeout.
+  const pollSec = c.listen ? undefined : (c.pollSec ?? (c.read === 'poll' ? 1 : undefined));
+  const callTimeoutMs = x.open.callTimeoutMs === undefined ? undefined : x.open.callTimeoutMs + (pollSec ?? 0) * 1000;
   return {
     role,
     indices,
@@ -136,7 +140,7 @@ export function workerSetup(role: WorkerRole, indices: readonly number[], x: Run
     target: c.target,
     // One call at a time per sender/receiver, on its own connection, through the lean
     // protocol path (pgmq/wire.ts): the tester's CPU per call is kept off the server's cores.
-    open: { ...x.open, dedicated: true },
+    open: { ...x.open, dedicated: true, ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }) },
     queue: x.queue,
     runId: x.runId,
     sizeBytes: c.sizeBytes,
@@ -149,7 +153,7 @@ export function workerSetup(role: WorkerRole, indices: readonly number[], x: Run
     read: c.read ?? 'plain',
     // --read poll waits 1 s unless told: long enough to save empty reads, short enough for STOP.
     // --listen: --poll is the fallback of the wait between plain reads, not a read's own poll.
-    pollSec: c.listen ? undefined : (c.pollSec ?? (c.read === 'poll' ? 1 : undefined)),
+    pollSec,
     listen: c.listen ? { fallbackMs: listenFallbackMs(c) } : undefined,
     ackDelayMs: c.ackDelayMs ?? 0,
     receiveByRunId: x.receiveByRunId,

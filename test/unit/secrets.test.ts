@@ -40,3 +40,11 @@ describe("the password's own field is scrubbed whatever it holds", () => {
     expect(shown('it was hunter22 all along', 'postgres://u@h/db', { PGPASSWORD: 'hunter22' })).toBe('it was *** all along');
   });
 });
+
+describe('passwords holding @, a space or /, long or short', () => {
+  test.each(['pass@word1', 'p@ss', 'a b', 'ab/cd', 'x@y@z'])('%j: nothing of it is left in the URL', (pw) => {
+    const url = `postgres://u:${pw}@db.example/app`;
+    const out = shown(`smq --url ${url} top`, url);
+    expect(out).toBe('smq --url postgres://u:***@db.example/app top');
+  });
+});
