@@ -159,7 +159,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         outageTimeoutMs: this.outageTimeoutMs,
         writeOutage: this.failover.writeOutageCell,
       };
-      const { isolation } = await this.pool.spawn(c, threads, (role, indices, shares) => workerSetup(role, indices, setup, shares));
+      const { isolation } = await this.pool.spawn(c, threads, (role, indices, shares, one) =>
+        workerSetup(role, indices, setup, shares, one),
+      );
       const environment = detectEnvironment(info, c, isolation);
       this.emit('start', { environment, queue: queue.name, runId: this.runId, config: c });
 

@@ -127,7 +127,14 @@ export interface RunSetup {
   readonly writeOutage: SharedArrayBuffer;
 }
 
-export function workerSetup(role: WorkerRole, indices: readonly number[], x: RunSetup, sharesThread = false): WorkerSetup {
+/** sharesThread: its thread runs a part of the other role too; oneThread: every part of the run is on that one thread. */
+export function workerSetup(
+  role: WorkerRole,
+  indices: readonly number[],
+  x: RunSetup,
+  sharesThread = false,
+  oneThread = false,
+): WorkerSetup {
   const c = x.config;
   // --read poll --poll N waits up to N s inside one statement: the call's deadline (and the
   // server's statement_timeout inside it) leaves room for that wait on top of --timeout.
@@ -163,7 +170,7 @@ export function workerSetup(role: WorkerRole, indices: readonly number[], x: Run
     ratePerSec: c.ratePerSec > 0 && c.senders > 0 ? c.ratePerSec / c.senders : 0,
     // A waiting sender gives up on a queue where nothing is received for the drain timeout
     // (at least a second): the messages it waits for are lost, and the checker says so.
-    backlog: c.maxBacklog === undefined ? undefined : { cells: x.backlogCells, max: c.maxBacklog, stuckMs: x.backlogStuckMs },
+    backlog: c.maxBacklog === undefined ? undefined : { cells: x.backlogCells, max: c.maxBacklog, stuckMs: x.backlogStuckMs, oneThread },
     warmupMs: c.warmupMs,
     outageTimeoutMs: x.outageTimeoutMs,
     faults: c.faults ?? {},
@@ -205,7 +212,7 @@ export class WorkerPool {
   spawn(
     c: TesterConfig,
     threads: readonly PlannedThread[],
-    setupFor: (role: WorkerRole, indices: readonly number[], sharesThread: boolean) => WorkerSetup,
+    setupFor: (role: WorkerRole, indices: readonly number[], sharesThread: boolean, oneThread: boolean) => WorkerSetup,
   ): Promise<{ isolation: string | null }> {
     let isolation: string | null = null;
     const hosts = planHosts(c, threads);
@@ -217,9 +224,10 @@ export class WorkerPool {
         failed = true;
         reject(new SmqError('connection', message));
       };
-      for (const host of [...new Set(hosts)]) {
+      const hostSet = new Set(hosts);
+      for (const host of hostSet) {
         const mine = threads.map((t, slot) => ({ t, slot })).filter(({ slot }) => hosts[slot] === host);
-        const parts = mine.map(({ t: [role, indices] }) => setupFor(role, indices, mine.length > 1));
+        const parts = mine.map(({ t: [role, indices] }) => setupFor(role, indices, mine.length > 1, hostSet.size === 1));
         const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { parts } satisfies HostData });
         const slots = mine.map(({ t: [role, indices, roleSlot], slot }, part): WorkerSlot => ({
           role,

@@ -98,7 +98,15 @@ export interface WorkerSetup {
   /** Sender: offered load of this sender (messages/s); 0 = as fast as possible. */
   readonly ratePerSec: number;
   /** --max-backlog: the cells all workers share (backlog.ts), and the bound; undefined: none. */
-  readonly backlog: { readonly cells: SharedArrayBuffer; readonly max: number; readonly stuckMs: number } | undefined;
+  readonly backlog:
+    | {
+        readonly cells: SharedArrayBuffer;
+        readonly max: number;
+        readonly stuckMs: number;
+        /** Every sender and receiver of the run is on one thread: waits stay on it (backlog.ts). */
+        readonly oneThread?: boolean;
+      }
+    | undefined;
   readonly warmupMs: number;
   /** A loop whose calls have failed without a break for this long gives up (the store is gone). */
   readonly outageTimeoutMs: number;

@@ -1,12 +1,22 @@
 // The --max-backlog gate's logic, in one thread (the shared cells work the same within one).
 // Real worker threads run it in tester-backlog.test.ts.
 import { describe, expect, test } from 'vitest';
-import { BacklogGate, newBacklogCells } from '../../src/tester/backlog.js';
+import { BacklogGate as Gate, newBacklogCells } from '../../src/tester/backlog.js';
 
 const now = () => performance.now();
 const never = () => false;
 
-describe('BacklogGate', () => {
+// Both ways of waiting: Atomics.waitAsync (parts on other threads) and a promise on this thread (oneThread).
+describe.each([
+  ['across threads', false],
+  ['on one thread', true],
+])('BacklogGate, waits %s', (_, oneThread) => {
+  class BacklogGate extends Gate {
+    constructor(shared: SharedArrayBuffer, max: number, batch: number, pollMs?: number) {
+      super(shared, max, batch, pollMs, oneThread);
+    }
+  }
+
   test('reserves up to the bound, never past it', async () => {
     const gate = new BacklogGate(newBacklogCells(), 10, 3);
     for (let i = 0; i < 3; i++) expect(await gate.reserve(3, 10_000, never, now)).toBe('reserved');
@@ -78,5 +88,24 @@ describe('BacklogGate', () => {
     gate.release(5, false);
     expect(gate.backlog()).toBe(0);
     expect(await gate.reserve(5, 10_000, never, now)).toBe('reserved');
+  });
+
+  test("a receiver part's gate wakes the waiting senders of the sender part's gate over the same cells", async () => {
+    const cells = newBacklogCells();
+    const senders = new BacklogGate(cells, 8, 1, 5000); // polls too rarely to matter
+    const receivers = new BacklogGate(cells, 8, 1, 5000);
+    for (let i = 0; i < 8; i++) await senders.reserve(1, 10_000, never, now);
+    const woken: string[] = [];
+    const waiting = [0, 1, 2].map((k) => senders.reserve(1, 10_000, never, now).then((r) => (woken.push(`${k}`), r)));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(woken).toEqual([]);
+    receivers.release(1, true); // 8 -> 7: above the resume mark, nobody is woken
+    await new Promise((r) => setTimeout(r, 20));
+    expect(woken).toEqual([]);
+    const t0 = now();
+    receivers.release(5, true); // 7 -> 2: every waiting sender is woken
+    expect(await Promise.all(waiting)).toEqual(['reserved', 'reserved', 'reserved']);
+    expect(now() - t0).toBeLessThan(1000);
+    expect(senders.backlog()).toBe(5);
   });
 });

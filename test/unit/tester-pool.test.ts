@@ -122,7 +122,8 @@ describe('workerSetup', () => {
     const s = workerSetup('sender', [1], run);
     expect(s.open).toEqual({ connectTimeoutMs: 5000, poolSize: 1, dedicated: true });
     expect(s.ratePerSec).toBe(100);
-    expect(s.backlog).toEqual({ cells: run.backlogCells, max: 50, stuckMs: 5000 });
+    expect(s.backlog).toEqual({ cells: run.backlogCells, max: 50, stuckMs: 5000, oneThread: false });
+    expect(workerSetup('sender', [1], run, true, true).backlog?.oneThread).toBe(true);
     expect(s).toMatchObject({
       role: 'sender',
       indices: [1],

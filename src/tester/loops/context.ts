@@ -89,7 +89,7 @@ export function loopContext(setup: WorkerSetup, recorder: Recorder, onMessages: 
     clock,
     stop: new Stop(),
     watch: new CallWatch(() => clock.nowUs() / 1000),
-    gate: setup.backlog && new BacklogGate(setup.backlog.cells, setup.backlog.max, setup.batch),
+    gate: setup.backlog && new BacklogGate(setup.backlog.cells, setup.backlog.max, setup.batch, undefined, setup.backlog.oneThread),
     onMessages,
     writeOutage: new WriteOutageCell(setup.writeOutage),
   };
