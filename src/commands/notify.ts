@@ -46,7 +46,7 @@ function notifyOf(backend: Backend) {
  * read as milliseconds here and as seconds everywhere else): `--throttle 5` says which.
  */
 export function throttleMsOf(value: unknown, flag = 'throttle'): number {
-  const ms = String(value).trim() === '0' ? 0 : parseDuration(flag, value, { unit: 'ms', bare: null });
+  const ms = parseDuration(flag, value, { unit: 'ms', bare: null });
   if (!Number.isInteger(ms) || ms > MAX_THROTTLE_MS) {
     throw usageError(`--${flag} ${String(value)} is not a whole number of milliseconds up to 24 days`, 'give e.g. 0, 250ms or 1s');
   }

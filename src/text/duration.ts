@@ -46,8 +46,9 @@ export function parseDuration(flag: string, value: unknown, options: DurationOpt
   const targetMs = UNIT_MS[unit]!;
   let result: number;
   if (BARE.test(text)) {
-    if (bare === null) throw usageError(`--${flag} ${text} has no unit`, `write ${text}ms or ${text}s`);
-    result = scaled(text, UNIT_MS[bare]!, targetMs);
+    // Nothing is nothing in any unit: a bare 0 needs none.
+    if (bare === null && Number(text) !== 0) throw usageError(`--${flag} ${text} has no unit`, `write ${text}ms or ${text}s`);
+    result = bare === null ? 0 : scaled(text, UNIT_MS[bare]!, targetMs);
   } else {
     result = 0;
     PART.lastIndex = 0;

@@ -52,6 +52,10 @@ describe('parseDuration: the one parser for every duration flag', () => {
     expect(parseDuration('max-p99', '0.001ms', { bare: null })).toBe(0.001);
     const e = failure(() => parseDuration('max-p99', '50', { bare: null }));
     expect(e.line()).toBe('--max-p99 50 has no unit: write 50ms or 50s');
+    // Zero is zero in any unit: it needs none.
+    expect(parseDuration('throttle', '0', { bare: null })).toBe(0);
+    expect(parseDuration('throttle', ' 0.0 ', { bare: null })).toBe(0);
+    expect(failure(() => parseDuration('throttle', '0.5', { bare: null })).line()).toBe('--throttle 0.5 has no unit: write 0.5ms or 0.5s');
     expect(failure(() => parseDuration('max-p99', 'soon', { bare: null })).line()).toBe(
       'invalid --max-p99 "soon": give a duration such as 30s, 1.5s, 500ms or 2m (a unit is required)',
     );
