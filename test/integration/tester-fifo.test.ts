@@ -73,8 +73,16 @@ describe.each(stores)('tester --groups on $name', (store) => {
     async (read) => {
       const url = await store.url();
       const report = await run(url, { senders: 2, receivers: 3, messagesPerSender: 120, batch: 4, read });
-      // (Once, under a loaded CI host, 'violations' on pgmq 1.13.0 with grouped-rr: what they were, if it comes again.)
-      expect(report.verdict, JSON.stringify({ counts: report.counts, examples: report.examples, failure: report.failure })).toBe('clean');
+      const seen = JSON.stringify({ counts: report.counts, examples: report.examples, failure: report.failure });
+      if (store.name !== 'compat schema' && read === 'grouped-rr' && report.verdict !== 'clean') {
+        // Real pgmq 1.13.0's read_grouped_rr can hand out a group's next messages while another
+        // reader holds its head (the race shown on its own below): now and then, under load, the
+        // tester catches it. Then group overlaps are all it finds; every message came and went.
+        expect(report.counts.groupOverlap, seen).toBeGreaterThan(0);
+        expect(report.counts, seen).toMatchObject({ sent: 240, ok: 240, lost: 0, doubleDequeued: 0, duplicated: 0 });
+        return;
+      }
+      expect(report.verdict, seen).toBe('clean');
       expect(report.counts).toMatchObject({ sent: 240, ok: 240, groupOverlap: 0, reordered: 0, lost: 0 });
       expect(report.config).toMatchObject({ groups: 4, read });
     },
@@ -165,6 +173,63 @@ describe.each(stores)('tester --groups on $name', (store) => {
     expect(report.verdict).toBe('violations');
     expect(report.counts.reordered).toBeGreaterThan(0);
     expect(report.counts).toMatchObject({ lost: 0, doubleDequeued: 0 });
+  }, 120_000);
+});
+
+// The race itself, on real pgmq 1.13.0 and in the test's own SQL: read_grouped_rr decides which
+// groups are free from the snapshot its statement started with, and takes a group's advisory
+// lock only then. A reader that claimed the group's head and committed in between has released
+// that lock; the statement still sees the head as visible, locks the group, skips the head (its
+// last guard reads the row as it is now) and hands out the group's next messages: the head's
+// holder and this reader then hold one group between them. (smq's schema looks again in a new
+// statement once it holds the lock: sql/pgmq-compat/20-fifo.sql.)
+describe.each(installs)('read_grouped_rr on $label, a head claimed while the read runs', (install) => {
+  test("hands out the group's next messages while another reader holds its head", async () => {
+    const url = await clonePgmq(install.template, `fiforace_${randomBytes(4).toString('hex')}`);
+    const a = new pg.Client({ connectionString: url });
+    const b = new pg.Client({ connectionString: url });
+    await a.connect();
+    await b.connect();
+    try {
+      await a.query("SELECT pgmq.create('race')");
+      // A long group of messages in flight makes the read's first scan last long enough
+      // (hundreds of ms) for a claim to commit while it runs.
+      await a.query(
+        `INSERT INTO pgmq.q_race (vt, message, headers)
+         SELECT now() + interval '1 hour', '{}', '{"x-pgmq-group": "filler"}' FROM generate_series(1, 400000)`,
+      );
+      await a.query('ANALYZE pgmq.q_race');
+      const ids = (
+        await a.query<{ id: string }>(
+          `SELECT pgmq.send('race'::text, jsonb_build_object('k', k), '{"x-pgmq-group": "g"}'::jsonb) AS id FROM generate_series(1, 3) k`,
+        )
+      ).rows.map((r) => r.id);
+      const [head] = ids;
+      let outcome: string[] = [];
+      // The claim must land while the read's scan runs: a few tries, should the host be slow.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        await a.query(`UPDATE pgmq.q_race SET vt = now() - interval '1 s', read_ct = 0 WHERE headers->>'x-pgmq-group' = 'g'`);
+        const reading = b.query<{ msg_id: string }>("SELECT msg_id FROM pgmq.read_grouped_rr('race', 30, 3)");
+        // B's statement is running (its snapshot taken) before A claims the head, as pgmq.read would.
+        for (let i = 0; i < 200; i++) {
+          const r = await a.query(
+            "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%read_grouped_rr(''race''%' AND pid <> pg_backend_pid()",
+          );
+          if (r.rowCount) break;
+          await new Promise((r) => setTimeout(r, 1));
+        }
+        // Its inner statement (EXECUTE in the function) takes the snapshot a moment later; the scan lasts far longer.
+        await new Promise((r) => setTimeout(r, 20 + 20 * attempt));
+        await a.query(`UPDATE pgmq.q_race SET vt = now() + interval '30 s', read_ct = read_ct + 1 WHERE msg_id = $1`, [head]);
+        outcome = (await reading).rows.map((r) => r.msg_id);
+        if (outcome.length > 0 && !outcome.includes(head!)) break;
+      }
+      // The head is held by A; B got the rest of its group.
+      expect(outcome).toEqual(ids.slice(1));
+    } finally {
+      await a.end();
+      await b.end();
+    }
   }, 120_000);
 });
 
