@@ -1,9 +1,11 @@
 // `e` in top: the marked messages (or the highlighted one) written to an NDJSON file, one
 // JSON record a line as the scripting commands print them (ids as strings). A filter's
 // marks are read page by page (keyset, 500 at a time), never loaded whole.
+import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Backend, Message, MessageSelection, MessageSource, PeekOptions } from '../backends/types.js';
+import { invalidInput, type SmqError } from '../errors.js';
 import { messageRecord } from '../output/records.js';
 
 const PAGE = 500;
@@ -13,6 +15,51 @@ export function defaultExportPath(queueName: string, source: MessageSource, now 
   const safe = queueName.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60) || 'queue';
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return join('.', `${safe}${source === 'archive' ? '-archive' : ''}-${stamp}.ndjson`);
+}
+
+/** A path the file cannot go to, as one line; no errno code: the words say what to change. */
+function cannotExport(path: string, e: unknown): SmqError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const refuse = (why: string, hint: string) => invalidInput(`cannot export to ${path}: ${why}`, hint);
+  switch (code) {
+    case 'EISDIR':
+      return refuse('it is a directory', 'give the name of a file in it');
+    case 'ENOENT':
+      return refuse(`directory ${dirname(path)} does not exist`, 'create it first, or give a file in a directory that exists');
+    case 'ENOTDIR':
+      return refuse('a part of the path is a file, not a directory', 'give a file in a directory');
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return refuse('no permission to write there', 'give a file in a directory you can write to');
+    case 'EEXIST': // made between the question and the write
+      return refuse('a file appeared there meanwhile', 'export again to be asked whether to overwrite it');
+    default: // node's text without its code and call: "ENOSPC: no space left on device, open '…'"
+      return refuse(
+        String((e as Error).message ?? e)
+          .replace(/^[A-Z0-9]+: /, '')
+          .replace(/, \w+ '.*'$/s, ''),
+        'give another path',
+      );
+  }
+}
+
+/**
+ * Whether a file is at `path` (the caller asks before overwriting it). A directory or a path
+ * that cannot be looked at is refused here, before any question is asked.
+ */
+export function exportFileExists(path: string): boolean {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // Nothing there, or a part of the path is missing: opening it says which.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw cannotExport(path, e);
+  }
+  if (isDirectory) throw cannotExport(path, { code: 'EISDIR' });
+  return true;
 }
 
 function peekOf(backend: Backend, queue: string, source: MessageSource): (o: PeekOptions) => Promise<Message[]> {
@@ -45,7 +92,9 @@ export async function exportMessages(
   overwrite: boolean,
 ): Promise<number> {
   const peek = peekOf(backend, queue, source);
-  const file = await open(path, overwrite ? 'w' : 'wx');
+  const file = await open(path, overwrite ? 'w' : 'wx').catch((e: unknown) => {
+    throw cannotExport(path, e);
+  });
   let written = 0;
   try {
     if (selection.kind === 'ids') {

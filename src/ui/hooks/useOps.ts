@@ -3,11 +3,10 @@
 // NDJSON. Each asks once, stating how many, then calls the backend and says how many the
 // store actually changed. The marks belong to one queue view (queue and source): another
 // view starts without any.
-import { existsSync } from 'node:fs';
 import { useState } from 'react';
 import type { Backend, BulkAction, Message, MessageSelection, MessageSource } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
-import { exportMessages, defaultExportPath } from '../export-ndjson.js';
+import { exportMessages, defaultExportPath, exportFileExists } from '../export-ndjson.js';
 import { counted } from '../model/format.js';
 import { filterCounted, isMarked, marksText, NO_MARKS, selectionOf, selectionWords, toggleMark, type Marks } from '../model/marks.js';
 import { errorText } from '../model/monitor.js';
@@ -228,7 +227,13 @@ export function useOps(o: OpsOptions): Ops {
         onSubmit: (typed) => {
           const path = typed.trim();
           if (path === '') return say('export cancelled: no file named', 'error');
-          if (!existsSync(path)) return write(path, false);
+          let exists: boolean;
+          try {
+            exists = exportFileExists(path);
+          } catch (e) {
+            return say(errorText(e), 'error');
+          }
+          if (!exists) return write(path, false);
           setModal({ kind: 'confirm', question: `${escapeControl(path)} exists. Overwrite it?`, onYes: () => write(path, true) });
         },
       });

@@ -1,0 +1,81 @@
+// `e` in top to a path that cannot take the file: a folder, a file in a folder that does not
+// exist, a folder smq may not write in. Each is one line in the footer, never a raw errno,
+// and a folder is refused before the overwrite question. Real files in a temp folder.
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { FakeBackend } from '../helpers/ui/fake-backend.js';
+import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'smq-ui-export-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+let h: Harness | undefined;
+beforeEach(() => {
+  vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
+});
+afterEach(() => {
+  h?.unmount();
+  h = undefined;
+  vi.useRealTimers();
+});
+
+/** root may write anywhere a mode allows nothing; /sys refuses new files even to root. */
+function unwritableDir(): string {
+  if (process.getuid?.() === 0) return '/sys';
+  const dir = join(tmp, 'locked');
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o555);
+  return dir;
+}
+
+/** Opens `orders`, presses e, replaces the offered file name with `path` and presses Enter. */
+async function exportTo(path: string): Promise<Harness> {
+  const b = new FakeBackend({ kind: 'pgmq' });
+  b.addQueue('orders');
+  b.addMessages('orders', ['{"n":1}']);
+  h = await renderTop(b, { timers: vi, size: { columns: 200, rows: 30 } }); // room for the whole line
+  await h.press(KEYS.enter);
+  await h.settle();
+  await h.press('e');
+  expect(h.frame()).toContain('Export message 1 to file:');
+  await h.press('\u0015'); // Ctrl-U clears the offered name
+  await h.paste(`${path}\r`);
+  return h;
+}
+
+/** The footer's last answer once the file call has come back (real I/O under fake timers). */
+const answered = (h: Harness, text: RegExp) =>
+  vi.waitFor(async () => {
+    await h.settle();
+    expect(h.frame()).toMatch(text);
+  });
+
+describe('export to a path that cannot take the file', () => {
+  test('a folder: refused at once, one line naming it, no overwrite question', async () => {
+    const h = await exportTo(tmp);
+    const f = h.frame();
+    expect(f).not.toContain('Overwrite');
+    expect(f).toContain(`cannot export to ${tmp}: it is a directory: give the name of a file in it`);
+    expect(f).not.toMatch(/EISDIR|EEXIST/);
+  });
+
+  test('a file in a folder that does not exist: one line naming the folder', async () => {
+    const path = join(tmp, 'missing', 'out.ndjson');
+    const h = await exportTo(path);
+    await answered(h, /export message 1 failed: /);
+    expect(h.frame()).toContain(`cannot export to ${path}: directory ${join(tmp, 'missing')} does not exist`);
+    expect(h.frame()).not.toContain('ENOENT');
+  });
+
+  test('a folder smq may not write in: one line saying so', async () => {
+    const dir = unwritableDir();
+    const path = join(dir, 'out.ndjson');
+    const h = await exportTo(path);
+    await answered(h, /export message 1 failed: /);
+    expect(h.frame()).toContain(`cannot export to ${path}: no permission to write there`);
+    expect(h.frame()).not.toMatch(/EACCES|EPERM|EROFS/);
+    if (dir !== '/sys') expect(readdirSync(dir)).toEqual([]);
+  });
+});
