@@ -81,7 +81,10 @@ function runRaw(args: readonly string[], options: RawOptions = {}): Promise<RawR
   });
 }
 
-/** The bytes a terminal would act on: C0 (newline aside), DEL, C1, bidi controls (U+061C too), line/paragraph separators. */
+/**
+ * The bytes a terminal would act on: C0 (newline aside), DEL, C1, bidi controls (U+061C
+ * too), line/paragraph separators; and the zero-width characters that hide a difference.
+ */
 function unsafeBytes(buf: Buffer): string[] {
   const found: string[] = [];
   const at = (what: string, i: number) =>
@@ -98,6 +101,8 @@ function unsafeBytes(buf: Buffer): string[] {
     else if (b === 0xe2 && b1 === 0x81 && b2 !== undefined && b2 >= 0xa6 && b2 <= 0xa9) at('bidi isolate', i);
     else if (b === 0xd8 && b1 === 0x9c) at('Arabic letter mark U+061C', i);
     else if (b === 0xe2 && b1 === 0x80 && (b2 === 0xa8 || b2 === 0xa9)) at('line/paragraph separator', i);
+    else if (b === 0xe2 && b1 === 0x80 && b2 !== undefined && b2 >= 0x8b && b2 <= 0x8d) at('zero-width space or joiner', i);
+    else if ((b === 0xe2 && b1 === 0x81 && b2 === 0xa0) || (b === 0xef && b1 === 0xbb && b2 === 0xbf)) at('word joiner or BOM', i);
   }
   return found;
 }
@@ -482,6 +487,7 @@ const NASTY = [
   '\u2066isolated\u2069\u200f',
   '\u061cALM', // Arabic letter mark (a bidi mark like U+200F)
   'line\u2028sep\u2029para', // line and paragraph separators
+  'zero\u200bwidth\u200c\u200d\u2060\ufeff', // invisible: two names differing by them look the same
 ].join(' ');
 
 describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind) => {
@@ -518,6 +524,7 @@ describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind
     expect(lines(Buffer.from(table))).toHaveLength(2);
     expect(table).toContain(kind === 'pgmq' ? '\\u001b[2J' : '\\e[2J');
     expect(table).toContain('\\u{202e}evil');
+    expect(table).toContain('zero\\u{200b}width\\u{200c}\\u{200d}\\u{2060}\\u{feff}');
     const [m] = JSON.parse(ok(await runRaw(['peek', q, '--json', ...connArgs(kind)]), 'peek json').stdout.toString()) as {
       body: string;
       headers: Record<string, string>;

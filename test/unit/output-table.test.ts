@@ -66,6 +66,14 @@ describe('JSON output', () => {
     expect(line).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2028]/);
     expect(JSON.parse(line)).toEqual(value);
   });
+
+  test('no raw invisible format characters (zero-width, BOM, tags), yet the same value', () => {
+    const value = { name: 'ord\u200bers', body: 'a\u200c\u200d\u2060\ufeff\u00ad\u{e0041}b 👨\u200d👩' };
+    const line = toJsonLine(value);
+    expect(line).not.toMatch(/\p{Cf}/u);
+    expect(line).toContain('ord\\u200bers');
+    expect(JSON.parse(line)).toEqual(value);
+  });
 });
 
 test('queue tables write ages as top does (one age format, issue 14)', () => {

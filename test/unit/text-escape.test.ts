@@ -15,8 +15,33 @@ describe('escapeControl', () => {
     ['alm\u061cx', 'alm\\u{61c}x'], // Arabic letter mark: a bidi mark like U+200F
     ['ls\u2028ps\u2029', 'ls\\u{2028}ps\\u{2029}'],
     ['lrm\u200erlm\u200f', 'lrm\\u{200e}rlm\\u{200f}'],
+    // Invisible format characters (category Cf), like the bidi marks: names that differ
+    // only by them must not look the same.
+    ['ord\u200bers', 'ord\\u{200b}ers'], // zero-width space
+    ['a\u200cb\u200dc', 'a\\u{200c}b\\u{200d}c'], // non-joiner, joiner between letters
+    ['wj\u2060x\u2061', 'wj\\u{2060}x\\u{2061}'], // word joiner, invisible function application
+    ['\ufeffbom', '\\u{feff}bom'],
+    ['soft\u00adhyphen', 'soft\\u{ad}hyphen'],
+    ['tag\u{e0041}', 'tag\\u{e0041}'], // a tag character (hidden ASCII)
+    ['mvs\u180e', 'mvs\\u{180e}'],
+    ['\u200d👩', '\\u{200d}👩'], // a joiner with no emoji before it joins nothing
   ])('%j -> %j', (input, expected) => {
     expect(escapeControl(input)).toBe(expected);
+  });
+
+  test('a joiner inside an emoji sequence is part of the emoji and stays', () => {
+    for (const emoji of ['👨\u200d👩\u200d👧', '👩🏽\u200d💻', '🏳️\u200d🌈', '👁️\u200d🗨️']) {
+      expect(escapeControl(`a ${emoji} b`)).toBe(`a ${emoji} b`);
+    }
+  });
+
+  test('every invisible format character (Cf) is escaped as \\u{…}', () => {
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (!/\p{Cf}/u.test(ch)) continue;
+      expect(escapeControl(`x${ch}y`), `U+${cp.toString(16)}`).toBe(`x\\u{${cp.toString(16)}}y`);
+    }
   });
 
   test('keeps newlines when asked', () => {

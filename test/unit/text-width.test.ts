@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import stringWidth from 'string-width';
+import { escapeControl } from '../../src/text/escape.js';
 import { cellWidth, cutParts, cutToCells, fitCells, firstClusters } from '../../src/text/width.js';
 
 // Widths as tmux 3.3 draws them (measured with #{cursor_x} after printing each), and
@@ -22,6 +23,12 @@ describe('cellWidth', () => {
     ['\u200b', 0],
   ])('%j is %i cells', (text, cells) => {
     expect(cellWidth(text)).toBe(cells);
+  });
+
+  test('an escaped invisible character takes the cells of its escape; an emoji keeps its joiners and width', () => {
+    expect(cellWidth(escapeControl('ord\u200bers'))).toBe('ord\\u{200b}ers'.length);
+    expect(cellWidth(escapeControl('\ufeffq\u2060'))).toBe('\\u{feff}q\\u{2060}'.length);
+    expect(cellWidth(escapeControl('👨‍👩‍👧'))).toBe(cellWidth('👨‍👩‍👧'));
   });
 
   test('never less than Ink measures (so Ink never cuts or wraps text cut here)', () => {

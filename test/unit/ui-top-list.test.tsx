@@ -127,6 +127,16 @@ describe('queue list', () => {
     expect(f).not.toContain('\u0007');
     expect(f).not.toContain('\r');
   });
+
+  test('names that differ by an invisible character do not look the same', async () => {
+    const b = new FakeBackend({ kind: 'sqlite' });
+    b.addQueue('orders');
+    b.addQueue('ord\u200bers');
+    b.addQueue('orders\ufeff');
+    h = await renderTop(b, { timers: vi });
+    expect(names(h.frame()).sort()).toEqual(['ord\\u{200b}ers', 'orders', 'orders\\u{feff}']);
+    expect(h.frame()).not.toMatch(/\p{Cf}/u);
+  });
 });
 
 describe('rates across refreshes', () => {
