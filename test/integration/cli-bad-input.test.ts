@@ -31,10 +31,15 @@ interface World {
   readonly closedPort: number;
   /** Accepts TCP connections and never answers (a hung server or a black-holing proxy). */
   readonly silentPort: number;
+  /** Accepts TCP connections and closes them at once, before a byte is exchanged. */
+  readonly closingPort: number;
+  /** Reads the first packet of the connection's startup, then closes it. */
+  readonly startupClosingPort: number;
 }
 
 let world: World;
 let silent: Server;
+let closers: Server[] = [];
 let admin: pg.Client;
 let dbName: string;
 
@@ -107,6 +112,22 @@ beforeAll(async () => {
     });
   });
 
+  const listening = (server: Server) =>
+    new Promise<number>((resolve) => {
+      server.listen(0, '127.0.0.1', () => {
+        const addr = server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : 0);
+      });
+    });
+  closers = [
+    createServer((socket) => socket.destroy()),
+    createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.destroy());
+    }),
+  ];
+  const [closingPort, startupClosingPort] = await Promise.all(closers.map(listening));
+
   const dir = mkdtempSync(join(tmpdir(), 'smq-cli-bad-'));
   const sqlite = join(dir, 'seeded.db');
   const queue = `seeded_${randomBytes(3).toString('hex')}`;
@@ -122,6 +143,8 @@ beforeAll(async () => {
     queue,
     closedPort: await freePort(),
     silentPort,
+    closingPort: closingPort!,
+    startupClosingPort: startupClosingPort!,
   };
   const must = async (args: string[]) => {
     const r = await runCli(args);
@@ -145,6 +168,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   silent?.close();
+  for (const server of closers) server.close();
   if (world) rmSync(world.dir, { recursive: true, force: true });
   if (admin) {
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
@@ -411,6 +435,21 @@ const cases: Case[] = [
     code: 1,
     says: /cannot connect.*timeout/,
     withinMs: 8000,
+  },
+  {
+    // Never connected: not "lost the connection".
+    name: 'a server that accepts and closes at once',
+    args: (w) => ['queues', '--url', `postgres://${w.user}:${encodeURIComponent(w.password)}@127.0.0.1:${w.closingPort}/${w.db}`],
+    code: 1,
+    says: /^smq: cannot connect to postgres:\/\/\S+: the server closed the connection before it was made/,
+    withinMs: 5000,
+  },
+  {
+    name: 'a server that closes during the startup',
+    args: (w) => ['queues', '--url', `postgres://${w.user}:${encodeURIComponent(w.password)}@127.0.0.1:${w.startupClosingPort}/${w.db}`],
+    code: 1,
+    says: /^smq: cannot connect to postgres:\/\/\S+: the server closed the connection before it was made/,
+    withinMs: 5000,
   },
   {
     name: 'wrong password',

@@ -4,6 +4,7 @@
 import pg from 'pg';
 import type { PgConnection, PgHost } from './connection.js';
 import { chooseTls, tlsAttempts, type TlsChoice } from './tls.js';
+import { whileConnecting } from './errors.js';
 
 export interface ClientOptions {
   /** Used unless the connection names one (application_name). */
@@ -63,7 +64,7 @@ export async function resolveClientConfig(
       await client.connect();
     } catch (e) {
       void client.end().catch(() => undefined);
-      throw e;
+      throw whileConnecting(e);
     }
     // Not awaited: a server that stops answering now must not hold this up (the socket
     // tracker, when given, cuts it when the backend closes).

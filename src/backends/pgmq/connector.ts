@@ -9,7 +9,7 @@ import { SmqError } from '../../errors.js';
 import { redactSecrets } from '../secrets.js';
 import { clientConfigOf, type ClientOptions } from './client-config.js';
 import type { PgConnection, PgHost } from './connection.js';
-import type { PgErrorContext } from './errors.js';
+import { whileConnecting, type PgErrorContext } from './errors.js';
 import { mismatch, shuffled, suits, type ServerRole, type TargetSessionAttrs } from './hosts.js';
 import { isNetworkFailure, tlsAttempts, type TlsChoice } from './tls.js';
 
@@ -105,7 +105,7 @@ export class Connector {
           this.preferredRefused = true;
           return this.open(host, extra);
         }
-        failure = e;
+        failure = whileConnecting(e);
         this.tls.delete(key);
         if (isNetworkFailure(e)) break;
       }
@@ -123,7 +123,7 @@ export class Connector {
       return { inRecovery: row.in_recovery, readOnly: this.options.ownReadOnly ? row.in_recovery : row.read_only };
     } catch (e) {
       void client.end().catch(() => undefined);
-      throw e;
+      throw whileConnecting(e);
     } finally {
       clearTimeout(timer);
     }

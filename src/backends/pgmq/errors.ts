@@ -37,6 +37,19 @@ export interface PgErrorContext {
   readonly callTimeoutMs?: number | undefined;
 }
 
+/** Errors raised while a connection was being made (startup, TLS, the role check). */
+const CONNECTING = new WeakSet<object>();
+
+/**
+ * Marks an error as raised before the connection was made, so that it reads "cannot
+ * connect", never "lost the connection"; returns it, to be thrown. The same object stays:
+ * retries and isConnectionError still see its code and message.
+ */
+export function whileConnecting(e: unknown): unknown {
+  if (e !== null && typeof e === 'object') CONNECTING.add(e);
+  return e;
+}
+
 export function isConnectionError(e: unknown): boolean {
   const err = e as PgErrorLike;
   if (!err || typeof err !== 'object') return false;
@@ -97,8 +110,20 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
       cause: e,
     });
   }
-  // An established connection that went away (server restart, crash, terminated backend).
+  // The server closed the connection: while it was being made (a port that is not
+  // PostgreSQL, a proxy without a backend, a server shutting down), or once established
+  // (server restart, crash, terminated backend).
   if (err.code === '57P01' || err.code === '57P02' || /Connection terminated unexpectedly/i.test(err.message ?? '')) {
+    if (CONNECTING.has(err)) {
+      return new SmqError(
+        'connection',
+        `cannot connect to ${ctx.location}: the server closed the connection before it was made (${message})`,
+        {
+          hint: 'check that --url names a PostgreSQL server (or pooler) that is running; its log says why it closed',
+          cause: e,
+        },
+      );
+    }
     return new SmqError('connection', `lost the connection to ${ctx.location}: ${message}`, {
       hint: 'the server closed it (restarted, crashed or ended the session); check that it is running',
       cause: e,

@@ -31,7 +31,7 @@ import { parse, serialize } from 'pg-protocol';
 import type { BackendMessage, DataRowMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
 import { Parser } from 'pg-protocol/dist/parser.js';
 import { callTimeout } from '../deadline.js';
-import { READ_ONLY_SQL_TRANSACTION } from './errors.js';
+import { READ_ONLY_SQL_TRANSACTION, whileConnecting } from './errors.js';
 import { bindExecuteSync, EXECUTE_SYNC } from './wire-bind.js';
 import { takeReads, wholeMessages } from './wire-socket.js';
 import { typeParser } from './wire-types.js';
@@ -174,7 +174,9 @@ export class WireConnection {
   static async open(config: pg.ClientConfig, deadline: WireDeadline | undefined, maxInFlight: number): Promise<WireConnection> {
     const client = new pg.Client(config);
     client.on('error', () => {});
-    await client.connect();
+    await client.connect().catch((e: unknown) => {
+      throw whileConnecting(e);
+    });
     return WireConnection.adopt(client, deadline, maxInFlight);
   }
 
