@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { commands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
+import { protectOperands, type Operands } from './commands/operands.js';
 import { usageError } from './errors.js';
 import { processIo, type Io } from './output/io.js';
 
@@ -45,7 +46,7 @@ function globalsLast(command: CommandModule<GlobalArgs, any>): CommandModule<Glo
   };
 }
 
-export function buildParser(argv: readonly string[], io: Io) {
+export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
   const commandNames = new Set(commands.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
   const first = argv.find((a) => !a.startsWith('-'));
   const helpFor = first !== undefined && commandNames.has(first) ? `smq ${first} --help` : 'smq --help';
@@ -60,12 +61,17 @@ export function buildParser(argv: readonly string[], io: Io) {
     .version(packageVersion())
     .exitProcess(false)
     .wrap(Math.min(110, io.stdout.columns ?? 100))
+    // Before validation, so that choices and checks see the words given after '--'.
+    .middleware((args) => {
+      operands.restoreArgv(args);
+    }, true)
     .fail((message, error) => {
       if (error) throw error;
+      const text = operands.restore(oneLine(message ?? 'invalid arguments'));
       // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.
-      const unknown = /^Did you mean (\S+)\?$/.exec(oneLine(message ?? ''));
+      const unknown = /^Did you mean (\S+)\?$/.exec(text);
       if (unknown) throw usageError(`unknown command: did you mean ${unknown[1]}?`, `see '${helpFor}'`);
-      throw usageError(oneLine(message ?? 'invalid arguments'), `see '${helpFor}'`);
+      throw usageError(text, `see '${helpFor}'`);
     });
   for (const command of commands) parser = parser.command(globalsLast(command));
   return parser;
@@ -78,8 +84,9 @@ export function buildParser(argv: readonly string[], io: Io) {
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   const exit: ExitHolder = { code: 0 };
   let shown = '';
+  const operands = protectOperands(argv);
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
-  await buildParser(argv, io).parseAsync([...argv], { smqIo: io, smqExit: exit }, (_err, _args, output) => {
+  await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, _args, output) => {
     shown = output;
   });
   if (shown) io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);

@@ -274,6 +274,20 @@ describe.each<Kind>(['pgmq', 'sqlite'])('smq commands on %s', (kind) => {
     expect(ndjson(ok(await smq(['peek', q])).stdout)).toEqual([]);
   });
 
+  test("'--' ends the options: every word after it is a positional argument, one starting with '-' too", async () => {
+    const q = `-${uniqueQueue()}`;
+    // The store's options go before '--': after it they would be positional arguments too.
+    const after = (command: string[], ...operands: string[]) => runCli([...command, ...store.args, '--', ...operands]);
+    expect(ndjson(ok(await after(['create'], q)).stdout)).toEqual([{ queue: q, created: true }]);
+    ok(await after(['send'], q, '-1'));
+    expect(ndjson(ok(await after(['peek'], q)).stdout).map((m) => m['body'])).toEqual(['-1']);
+    ok(await after(['drop', '--yes'], q));
+    // Not options after '--': an unknown one is an extra argument, not a flag.
+    const extra = await after(['peek'], q, '--frobnicate');
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toMatch(/^smq: Unknown argument: --frobnicate/);
+  });
+
   test('queue settings that only one backend has', async () => {
     const q = uniqueQueue();
     if (kind === 'pgmq') {

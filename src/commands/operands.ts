@@ -1,0 +1,34 @@
+// '--' ends the options: every word after it is a positional argument, as in every POSIX tool
+// (`smq create -- -dash`). yargs 18 has no parser setting for this with commands: it keeps
+// those words aside in argv['--'] and fills a command's positionals only from the words
+// before '--' (populate--, halt-at-non-option and unknown-options-as-args do not change that),
+// and it would read a positional '-dash' as flags again when it assigns it. So main() hands
+// yargs a stand-in for each such word, one that reads as a plain word, and a middleware puts
+// the words back before any validation or handler sees them.
+
+/** A NUL cannot be in a command-line argument, so no word the user gives looks like one. */
+const standIn = (i: number) => `\u0000smq-operand-${i}\u0000`;
+const STAND_IN = /\u0000smq-operand-(\d+)\u0000/g;
+
+export interface Operands {
+  /** The arguments for yargs: the words after the first '--' as stand-ins, the '--' dropped. */
+  readonly args: readonly string[];
+  /** The text with every stand-in replaced by its word (yargs' messages name them). */
+  restore(text: string): string;
+  /** Replaces every stand-in among argv's values (positionals, `_`, an option's value) by its word. */
+  restoreArgv(argv: Record<string, unknown>): void;
+}
+
+export function protectOperands(argv: readonly string[]): Operands {
+  const cut = argv.indexOf('--');
+  const words = cut < 0 ? [] : argv.slice(cut + 1);
+  const restore = (text: string) => text.replace(STAND_IN, (_m, i: string) => words[Number(i)] ?? '');
+  const restoreValue = (v: unknown): unknown => (typeof v === 'string' ? restore(v) : Array.isArray(v) ? v.map(restoreValue) : v);
+  return {
+    args: cut < 0 ? argv : [...argv.slice(0, cut), ...words.map((_w, i) => standIn(i))],
+    restore,
+    restoreArgv: (a) => {
+      if (words.length > 0) for (const key of Object.keys(a)) a[key] = restoreValue(a[key]);
+    },
+  };
+}
