@@ -46,8 +46,9 @@ function globalsLast(command: CommandModule<GlobalArgs, any>): CommandModule<Glo
   };
 }
 
+const commandNames = new Set(commands.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
+
 export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
-  const commandNames = new Set(commands.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
   const first = argv.find((a) => !a.startsWith('-'));
   const helpFor = first !== undefined && commandNames.has(first) ? `smq ${first} --help` : 'smq --help';
   let parser = globalOptions(yargs())
@@ -84,11 +85,17 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   const exit: ExitHolder = { code: 0 };
   let shown = '';
+  let unknownCommand: string | undefined;
   const operands = protectOperands(argv);
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
-  await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, _args, output) => {
+  await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
     shown = output;
+    // yargs shows the help before it looks at the command: `smq bogus --help` is still a mistyped command.
+    const word = args._[0];
+    if (output && args['version'] !== true && word !== undefined && !commandNames.has(String(word))) unknownCommand = String(word);
   });
+  // The same line as `smq bogus`, from the same place (no handler runs: it is no command).
+  if (unknownCommand !== undefined) return main([unknownCommand], io);
   if (shown) io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
   return exit.code;
 }

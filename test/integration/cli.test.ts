@@ -329,6 +329,16 @@ describe('the command line itself', () => {
     expect(r.stderr).toBe("smq: unknown command: did you mean queues?: see 'smq --help'\n");
   });
 
+  test.each([['bogus'], ['qeues']])('smq %s --help says the command is unknown, as without --help, exit 2', async (word) => {
+    const without = await runCli([word]);
+    for (const help of ['--help', '-h']) {
+      const r = await runCli([word, help]);
+      expect(r.code, help).toBe(2);
+      expect(r.stdout, help).toBe('');
+      expect(r.stderr, help).toBe(without.stderr);
+    }
+  });
+
   test('--help and --version exit 0', async () => {
     const help = ok(await runCli(['--help']));
     for (const c of ['queues', 'create', 'drop', 'purge', 'send', 'receive', 'delete', 'peek', 'init']) {
