@@ -149,10 +149,10 @@ export async function prepareTarget(argv: GlobalArgs, options: WithBackendOption
     if (!options.fallbackTarget) throw usageError(NO_DATABASE_MESSAGE);
     target = await options.fallbackTarget();
   }
+  // A command that contradicts --read-only is bad usage (exit 2), refused before connecting;
+  // kind 'read-only' (exit 1) is the store's own refusal (a standby, a file smq may not write).
   if (options.writes !== undefined && argv.readOnly) {
-    throw new SmqError('read-only', `${options.writes} changes the store and --read-only was given`, {
-      hint: 'run it without --read-only',
-    });
+    throw usageError(`${options.writes} changes the store and --read-only was given`, 'run it without --read-only');
   }
   for (const q of options.queues ?? []) validateQueueName(target.kind, q, options.createsQueues ? 'create' : 'use');
   tenantOf(argv, target);

@@ -342,7 +342,7 @@ const cases: Case[] = [
       {
         name: `${kind}: write under --read-only`,
         args: (w) => ['purge', w.queue, '--yes', '--read-only', ...conn(w)],
-        code: 1,
+        code: 2,
         says: /read-only/,
       },
     ];

@@ -269,7 +269,7 @@ describe.each<Kind>(['pgmq', 'sqlite'])('smq commands on %s', (kind) => {
     ok(await smq(['peek', q, '--read-only']));
     ok(await smq(['queues', '--read-only']));
     const r = await smq(['send', q, '{}', '--read-only']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/read-only/);
     expect(ndjson(ok(await smq(['peek', q])).stdout)).toEqual([]);
   });

@@ -143,7 +143,7 @@ describe('passwords with reserved characters', () => {
     { what: 'peek --json', args: ['peek', q, '--json'], code: 0 },
     { what: 'peek table', args: ['peek', q, '--output=table'], code: 0 },
     { what: 'error: no such queue', args: ['peek', `${q}_nope`], code: 3 },
-    { what: 'error: read-only write', args: ['purge', q, '--yes', '--read-only'], code: 1 },
+    { what: 'error: read-only write', args: ['purge', q, '--yes', '--read-only'], code: 2 },
     { what: 'SMQ_DEBUG=1 error', args: ['peek', `${q}_nope`], code: 3, debug: true },
   ];
 
