@@ -421,6 +421,20 @@ const cases: Case[] = [
     says: /unsupported URL/,
   },
   { name: '--url and --sqlite together', args: (w) => ['queues', ...pgmq(w), ...sqlite(w)], code: 2 },
+  // libpq takes whole seconds: anything else is refused before connecting, not ignored.
+  ...['abc', '1.5', '10s'].map((value): Case => ({
+    name: `connect_timeout=${value} in the URL`,
+    args: (w) => ['purge', w.queue, '--yes', '--url', `${w.url}${w.url.includes('?') ? '&' : '?'}connect_timeout=${value}`],
+    code: 2,
+    says: /connect_timeout/,
+  })),
+  {
+    name: 'PGCONNECT_TIMEOUT=abc',
+    args: (w) => ['purge', w.queue, '--yes'],
+    env: (w) => ({ PGHOST: w.host, PGPORT: w.port, PGUSER: w.user, PGDATABASE: w.db, PGPASSWORD: w.password, PGCONNECT_TIMEOUT: 'abc' }),
+    code: 2,
+    says: /connect_timeout/,
+  },
   {
     name: 'unreachable server (closed port)',
     args: (w) => ['queues', '--url', `postgres://${w.user}:${encodeURIComponent(w.password)}@127.0.0.1:${w.closedPort}/${w.db}`],

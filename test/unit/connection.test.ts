@@ -99,3 +99,39 @@ describe('password file', () => {
     expect(pgConnection('postgres://u@h/db', { PGPASSFILE: join(dir, 'open') }).password).toBeUndefined();
   });
 });
+
+describe('connect_timeout', () => {
+  const url = (value: string) => `postgres://u:Pw-secret7@h/db?connect_timeout=${encodeURIComponent(value)}`;
+  const refusal = (f: () => unknown): SmqError => {
+    try {
+      f();
+    } catch (e) {
+      expect(e).toBeInstanceOf(SmqError);
+      return e as SmqError;
+    }
+    throw new Error('not refused');
+  };
+
+  test("whole seconds, as libpq takes them; 0 or less means smq's default", () => {
+    expect(pgConnection(url('10'), {}).connectTimeoutMs).toBe(10_000);
+    expect(pgConnection(url(' 7 '), {}).connectTimeoutMs).toBe(7_000);
+    expect(pgConnection(url('0'), {}).connectTimeoutMs).toBeUndefined();
+    expect(pgConnection(url('-3'), {}).connectTimeoutMs).toBeUndefined();
+    expect(pgConnection('postgres://u@h/db', {}).connectTimeoutMs).toBeUndefined();
+    expect(pgConnection('postgres://u@h/db', { PGCONNECT_TIMEOUT: '3' }).connectTimeoutMs).toBe(3_000);
+  });
+
+  test.each(['abc', '1.5', '10s', '', '1e3', '2147484'])('connect_timeout=%j is refused before connecting, exit 2, naming it', (value) => {
+    const e = refusal(() => pgConnection(url(value), {}));
+    expect(e.exitCode).toBe(2);
+    expect(e.line()).toMatch(/connect_timeout/);
+    expect(e.line()).not.toContain('Pw-secret7');
+    expect(e.line()).not.toContain('\n');
+  });
+
+  test('PGCONNECT_TIMEOUT=abc too', () => {
+    const e = refusal(() => pgConnection('postgres://u@h/db', { PGCONNECT_TIMEOUT: 'abc' }));
+    expect(e.exitCode).toBe(2);
+    expect(e.line()).toMatch(/connect_timeout/);
+  });
+});

@@ -29,7 +29,6 @@ export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOpti
     .filter((s) => s !== undefined && s !== '')
     .join(' ');
   const applicationName = o.forceApplicationName ?? p['application_name'] ?? o.applicationName ?? p['fallback_application_name'];
-  const connectTimeout = Number(p['connect_timeout']);
   return {
     host: host.host,
     port: host.port,
@@ -40,7 +39,7 @@ export function clientConfigOf(conn: PgConnection, ssl: TlsChoice, o: ClientOpti
     ...(options ? { options } : {}),
     ...(p['client_encoding'] ? { client_encoding: p['client_encoding'] } : {}),
     ...(p['keepalives'] !== undefined ? { keepAlive: p['keepalives'] !== '0' } : {}),
-    connectionTimeoutMillis: connectTimeout > 0 ? connectTimeout * 1000 : o.connectTimeoutMs,
+    connectionTimeoutMillis: conn.connectTimeoutMs ?? o.connectTimeoutMs,
     ...(o.stream ? { stream: o.stream } : {}),
     ssl,
   };

@@ -102,6 +102,8 @@ export interface PgConnection {
   readonly loadBalance: boolean;
   /** Undefined when nothing sets it: smq then connects without TLS, as node-postgres does. */
   readonly sslmode: SslMode | undefined;
+  /** connect_timeout in ms; undefined when not given or 0 or less (the caller's default then). */
+  readonly connectTimeoutMs: number | undefined;
   /** Every keyword in effect (sslrootcert, application_name, options, ...). */
   readonly params: Readonly<Params>;
   /** postgres://user:***@host:port/db: what smq shows. */
@@ -241,6 +243,28 @@ function sslModeOf(params: Params): SslMode | undefined {
   return mode as SslMode;
 }
 
+/** The longest wait a timer holds: 2^31 - 1 ms, about 24 days. */
+const MAX_CONNECT_TIMEOUT_S = Math.floor(2_147_483_647 / 1000);
+
+/**
+ * connect_timeout (URL, service or PGCONNECT_TIMEOUT) as libpq reads it: whole seconds, or
+ * refused. libpq waits for ever on 0 or less; smq keeps its own default then (a hung server
+ * must not hang a script), as it does when none is given.
+ */
+function connectTimeoutOf(params: Params): number | undefined {
+  const text = params['connect_timeout'];
+  if (text === undefined) return undefined;
+  const seconds = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : NaN;
+  // The value is shown: it is no secret, and bin/smq stars any password in it anyway.
+  if (!Number.isSafeInteger(seconds) || seconds > MAX_CONNECT_TIMEOUT_S) {
+    throw usageError(
+      `invalid connect_timeout ${JSON.stringify(text)}: give whole seconds, at most ${MAX_CONNECT_TIMEOUT_S}`,
+      "for example connect_timeout=10 in the URL or PGCONNECT_TIMEOUT=10 (0 or less: smq's default, 5 s)",
+    );
+  }
+  return seconds > 0 ? seconds * 1000 : undefined;
+}
+
 /** Reserved characters of a URL part, percent-encoded so the shown URL reads one way. */
 const showPart = (text: string) => text.replace(/[%@:/?#&=\s\p{Cc}]/gu, (c) => encodeURIComponent(c));
 
@@ -268,6 +292,7 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
   }));
   const first = hosts[0]!;
   const sslmode = sslModeOf(params);
+  const connectTimeoutMs = connectTimeoutOf(params);
   const hostShown = ({ host, port }: HostPort) => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : showPart(host)}:${port}`;
   const query = [
     sslmode !== undefined ? `sslmode=${sslmode}` : '',
@@ -294,6 +319,7 @@ export function pgConnection(url: string | undefined, env: NodeJS.ProcessEnv = p
     targetSessionAttrs,
     loadBalance,
     sslmode,
+    connectTimeoutMs,
     params,
     display,
     // A password that is part of the user, database or a host name is shown as those anyway:

@@ -115,8 +115,7 @@ export class Connector {
 
   /** libpq's check, on the connection itself; a server that does not answer within the connect timeout fails it. */
   private async roleOf(client: pg.Client): Promise<ServerRole> {
-    const ms =
-      Number(this.conn.params['connect_timeout']) > 0 ? Number(this.conn.params['connect_timeout']) * 1000 : this.options.connectTimeoutMs;
+    const ms = this.conn.connectTimeoutMs ?? this.options.connectTimeoutMs;
     const timer = setTimeout(() => client.connection.stream.destroy(new Error('timeout expired')), ms);
     try {
       const row = (await client.query<{ in_recovery: boolean; read_only: boolean }>(ROLE_SQL)).rows[0]!;
