@@ -3,7 +3,7 @@
 // test/integration/top-keys.test.ts).
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { incompleteTail, parseKeys } from '../../src/ui/model/keyParse.js';
-import { ESC_WAIT_MS, HOLD_MS } from '../../src/ui/hooks/useKeys.js';
+import { ESC_WAIT_MS, HOLD_MS, KeyRouter } from '../../src/ui/hooks/useKeys.js';
 import type { Message, PeekOptions } from '../../src/backends/types.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
 import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
@@ -201,5 +201,29 @@ describe('a chunk of keys in smq top', () => {
     await h.settle();
     expect(h.frame()).toContain('1 of 2 queues · 1/1 · filter /^pay/');
     expect(h.frame()).not.toContain('filter (regex)');
+  });
+});
+
+describe('KeyRouter', () => {
+  test('a key held down on a busy screen: at most 500 of its presses are kept, also those that come after the screen started on them', async () => {
+    const router = new KeyRouter();
+    let presses = 0;
+    let pendingTick: number | undefined;
+    router.requestCommit = (tick) => (pendingTick = tick);
+    router.targetChanged(Symbol('list'), { handler: () => (presses += 1), active: true, layer: 0, ready: true, text: false });
+    const commit = async () => {
+      await Promise.resolve(); // the router pumps in a microtask
+      if (pendingTick === undefined) return false;
+      const tick = pendingTick;
+      pendingTick = undefined;
+      router.committed(tick, false);
+      return true;
+    };
+    router.feed('j'.repeat(600));
+    await commit(); // the screen has taken the first j of the run
+    router.feed('j'.repeat(600)); // the key is still held down
+    while (await commit());
+    expect(presses).toBe(500);
+    router.dispose();
   });
 });

@@ -16,7 +16,7 @@
 // - Ctrl-C does not queue: it quits at once.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useStdin, type Key } from 'ink';
-import { incompleteTail, isTyped, parseKeys, type KeyEvent } from '../model/keyParse.js';
+import { incompleteTail, isTyped, parseKeys, typedKey, type KeyEvent } from '../model/keyParse.js';
 
 export type KeyHandler = (input: string, key: Key) => void;
 
@@ -41,8 +41,11 @@ interface Queued {
   input: string;
   readonly key: KeyEvent['key'];
   readonly run: boolean;
-  /** A screen has started on this run (cut to MAX_QUEUED characters then). */
-  started?: boolean;
+  /**
+   * Set once a screen has started on this run: how many more of its characters a screen may
+   * take (MAX_QUEUED in all). Characters that come later for the run are kept only within it.
+   */
+  left?: number;
 }
 
 interface Target {
@@ -129,7 +132,7 @@ export class KeyRouter {
       }
       const last = this.queue[this.queue.length - 1];
       if (last?.run && isTyped(event)) {
-        if (last.input.length < MAX_RUN) last.input += event.input;
+        if (last.input.length < (last.left ?? MAX_RUN)) last.input += event.input;
       } else if (this.queue.length < MAX_QUEUED) {
         this.queue.push({ input: event.input, key: event.key, run: isTyped(event) });
       }
@@ -217,14 +220,15 @@ export class KeyRouter {
       key = NO_KEY;
     } else if (head.run) {
       // A screen takes typed characters one at a time, as many as a queue of keys holds.
-      if (!head.started) {
-        head.started = true;
+      if (head.left === undefined) {
+        head.left = MAX_QUEUED;
         if (head.input.length > MAX_QUEUED) head.input = Array.from(head.input).slice(0, MAX_QUEUED).join('');
       }
       input = String.fromCodePoint(head.input.codePointAt(0)!);
       head.input = head.input.slice(input.length);
-      if (head.input === '') this.queue.shift();
-      key = { ...NO_KEY, ...(/^[A-Z]$/.test(input) ? { shift: true } : {}) };
+      head.left -= 1;
+      if (head.input === '' || head.left === 0) this.queue.shift();
+      key = { ...NO_KEY, ...typedKey(input) };
     } else {
       this.queue.shift();
       input = head.input;

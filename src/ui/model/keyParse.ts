@@ -102,13 +102,18 @@ export function parseKeys(text: string): KeyEvent[] {
     } else {
       const cp = text.codePointAt(i)!;
       const char = String.fromCodePoint(cp);
-      out.push({ input: char, key: /^[A-Z]$/.test(char) ? { shift: true } : {} });
+      out.push({ input: char, key: typedKey(char) });
       i += char.length;
       continue;
     }
     i += 1;
   }
   return out;
+}
+
+/** The key flags of a typed character: Shift for a capital letter, as terminals send it. */
+export function typedKey(char: string): KeyEvent['key'] {
+  return /^[A-Z]$/.test(char) ? { shift: true } : {};
 }
 
 /** A press that types text (no key flags): a prompt may take a run of these at once. */
