@@ -83,10 +83,12 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
  * command fails (an SmqError carries its exit code).
  */
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  // `smq help queues` is `smq queues --help`, as in git and kubectl (`smq help`: the top-level help).
+  if (argv[0] === 'help') return main([...argv.slice(1), '--help'], io);
   const exit: ExitHolder = { code: 0 };
   let shown = '';
   let unknownCommand: string | undefined;
-  const operands = protectOperands(argv);
+  const operands = protectOperands(argv, (word) => commandNames.has(word));
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
   await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
     shown = output;

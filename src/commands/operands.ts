@@ -19,13 +19,22 @@ export interface Operands {
   restoreArgv(argv: Record<string, unknown>): void;
 }
 
-export function protectOperands(argv: readonly string[]): Operands {
+/**
+ * isCommand tells smq's command names: `smq -- queues` (the command itself after '--') names
+ * its command with the first word after '--', the rest are its operands.
+ */
+export function protectOperands(argv: readonly string[], isCommand: (word: string) => boolean = () => false): Operands {
   const cut = argv.indexOf('--');
-  const words = cut < 0 ? [] : argv.slice(cut + 1);
+  let before = cut < 0 ? argv : argv.slice(0, cut);
+  let words = cut < 0 ? [] : argv.slice(cut + 1);
+  if (cut >= 0 && words.length > 0 && isCommand(words[0]!) && !before.some(isCommand)) {
+    before = [...before, words[0]!];
+    words = words.slice(1);
+  }
   const restore = (text: string) => text.replace(STAND_IN, (_m, i: string) => words[Number(i)] ?? '');
   const restoreValue = (v: unknown): unknown => (typeof v === 'string' ? restore(v) : Array.isArray(v) ? v.map(restoreValue) : v);
   return {
-    args: cut < 0 ? argv : [...argv.slice(0, cut), ...words.map((_w, i) => standIn(i))],
+    args: cut < 0 ? argv : [...before, ...words.map((_w, i) => standIn(i))],
     restore,
     restoreArgv: (a) => {
       if (words.length > 0) for (const key of Object.keys(a)) a[key] = restoreValue(a[key]);

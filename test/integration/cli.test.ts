@@ -286,6 +286,12 @@ describe.each<Kind>(['pgmq', 'sqlite'])('smq commands on %s', (kind) => {
     const extra = await after(['peek'], q, '--frobnicate');
     expect(extra.code).toBe(2);
     expect(extra.stderr).toMatch(/^smq: Unknown argument: --frobnicate/);
+    // The command itself after '--' (nothing before it names one): the first word is the command.
+    const q2 = `-${uniqueQueue()}`;
+    expect(ndjson(ok(await runCli([...store.args, '--', 'create', q2])).stdout)).toEqual([{ queue: q2, created: true }]);
+    const listed = JSON.parse(ok(await runCli([...store.args, '--json', '--', 'queues'])).stdout) as { name: string }[];
+    expect(listed.map((x) => x.name)).toContain(q2);
+    ok(await after(['drop', '--yes'], q2));
   });
 
   test('queue settings that only one backend has', async () => {
@@ -337,6 +343,14 @@ describe('the command line itself', () => {
       expect(r.stdout, help).toBe('');
       expect(r.stderr, help).toBe(without.stderr);
     }
+  });
+
+  test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
+    expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
+    expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
+    const unknown = await runCli(['help', 'bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe((await runCli(['bogus'])).stderr);
   });
 
   test('--help and --version exit 0', async () => {
