@@ -25,7 +25,14 @@ function cannotExport(path: string, e: unknown): SmqError {
     case 'EISDIR':
       return refuse('it is a directory', 'give the name of a file in it');
     case 'ENOENT':
+      // A directory that is there but makes no new files (/proc) answers ENOENT too.
+      if (isDirectory(dirname(path))) return refuse(`no file can be made in ${dirname(path)}`, 'give a file in another directory');
       return refuse(`directory ${dirname(path)} does not exist`, 'create it first, or give a file in a directory that exists');
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return refuse(code === 'ENOSPC' ? 'the disk is full' : 'the disk quota is used up', 'free some space or give a file on another disk');
+    case 'EFBIG':
+      return refuse('the file grew past what its file system allows', 'give a file on another disk');
     case 'ENOTDIR':
       return refuse('a part of the path is a file, not a directory', 'give a file in a directory');
     case 'EACCES':
@@ -41,6 +48,14 @@ function cannotExport(path: string, e: unknown): SmqError {
           .replace(/, \w+ '.*'$/s, ''),
         'give another path',
       );
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -96,12 +111,17 @@ export async function exportMessages(
     throw cannotExport(path, e);
   });
   let written = 0;
+  // A write that fails (a full disk) is one line too; the file keeps what was written.
+  const write = (text: string) =>
+    file.write(text).catch((e: unknown) => {
+      throw cannotExport(path, e);
+    });
   try {
     if (selection.kind === 'ids') {
       for (const id of selection.ids) {
         const [m] = await peek({ id, limit: 1, state: 'all' });
         if (m) {
-          await file.write(line(m));
+          await write(line(m));
           written++;
         }
       }
@@ -113,7 +133,7 @@ export async function exportMessages(
     for (;;) {
       const page = await peek({ limit: PAGE, state, order: 'oldest', ...(afterId !== undefined ? { afterId } : {}) });
       const chunk = page.filter((m) => m.readCount >= min && (selection.maxId === undefined || m.id <= selection.maxId));
-      if (chunk.length > 0) await file.write(chunk.map(line).join(''));
+      if (chunk.length > 0) await write(chunk.map(line).join(''));
       written += chunk.length;
       if (page.length < PAGE) return written;
       afterId = page[page.length - 1]!.id;

@@ -1,7 +1,7 @@
 // `e` in top to a path that cannot take the file: a folder, a file in a folder that does not
 // exist, a folder smq may not write in. Each is one line in the footer, never a raw errno,
 // and a folder is refused before the overwrite question. Real files in a temp folder.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
@@ -77,5 +77,21 @@ describe('export to a path that cannot take the file', () => {
     expect(h.frame()).toContain(`cannot export to ${path}: no permission to write there`);
     expect(h.frame()).not.toMatch(/EACCES|EPERM|EROFS/);
     if (dir !== '/sys') expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('a folder that exists but takes no new files (/proc): not said to be missing', async () => {
+    const h = await exportTo('/proc/smq-export.ndjson');
+    await answered(h, /export message 1 failed: /);
+    expect(h.frame()).toContain('cannot export to /proc/smq-export.ndjson: no file can be made in /proc: give a file in another directory');
+    expect(h.frame()).not.toMatch(/does not exist|ENOENT/);
+  });
+
+  test.skipIf(!existsSync('/dev/full'))('a write that fails (a full disk: /dev/full): one line, no errno', async () => {
+    const h = await exportTo('/dev/full');
+    await answered(h, /Overwrite/);
+    await h.press('y');
+    await answered(h, /export message 1 failed: /);
+    expect(h.frame()).toContain('cannot export to /dev/full: the disk is full: free some space or give a file on another disk');
+    expect(h.frame()).not.toMatch(/ENOSPC/);
   });
 });
