@@ -25,6 +25,13 @@ describe('escapeControl', () => {
     ['tag\u{e0041}', 'tag\\u{e0041}'], // a tag character (hidden ASCII)
     ['mvs\u180e', 'mvs\\u{180e}'],
     ['\u200d👩', '\\u{200d}👩'], // a joiner with no emoji before it joins nothing
+    // Other characters drawn as nothing (Unicode's default-ignorable code points): a combining
+    // grapheme joiner, Hangul fillers, a variation selector on a letter.
+    ['a\u034fb', 'a\\u{34f}b'],
+    ['a\u115fb\u3164c\uffa0d', 'a\\u{115f}b\\u{3164}c\\u{ffa0}d'],
+    ['a\ufe0fb', 'a\\u{fe0f}b'],
+    ['a\u{e0100}b', 'a\\u{e0100}b'], // a variation selector of the supplement
+    ['\u{e0067}\u{e0062}\u{e007f}', '\\u{e0067}\\u{e0062}\\u{e007f}'], // tags with no black flag before them
   ])('%j -> %j', (input, expected) => {
     expect(escapeControl(input)).toBe(expected);
   });
@@ -32,6 +39,31 @@ describe('escapeControl', () => {
   test('a joiner inside an emoji sequence is part of the emoji and stays', () => {
     for (const emoji of ['👨\u200d👩\u200d👧', '👩🏽\u200d💻', '🏳️\u200d🌈', '👁️\u200d🗨️']) {
       expect(escapeControl(`a ${emoji} b`)).toBe(`a ${emoji} b`);
+    }
+  });
+
+  test('a variation selector that picks how an emoji is drawn, and the tags of a subdivision flag, stay', () => {
+    for (const emoji of [
+      '❤️',
+      '☺️',
+      '#️⃣',
+      '1️⃣',
+      '✌︎',
+      '🏴\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}',
+      '🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}',
+    ]) {
+      expect(escapeControl(`a ${emoji} b`)).toBe(`a ${emoji} b`);
+    }
+    // A flag's tags end with U+E007F; without it they are hidden text after a flag.
+    expect(escapeControl('🏴\u{e0068}\u{e0069}')).toBe('🏴\\u{e0068}\\u{e0069}');
+  });
+
+  test('every default-ignorable code point (drawn as nothing) is escaped as \\u{…} where no emoji takes it', () => {
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (!/\p{Default_Ignorable_Code_Point}/u.test(ch)) continue;
+      expect(escapeControl(`x${ch}y`), `U+${cp.toString(16)}`).toBe(`x\\u{${cp.toString(16)}}y`);
     }
   });
 
