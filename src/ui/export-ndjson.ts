@@ -3,6 +3,7 @@
 // marks are read page by page (keyset, 500 at a time), never loaded whole.
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Backend, Message, MessageSelection, MessageSource, PeekOptions } from '../backends/types.js';
 import { invalidInput, type SmqError } from '../errors.js';
@@ -15,6 +16,13 @@ export function defaultExportPath(queueName: string, source: MessageSource, now 
   const safe = queueName.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60) || 'queue';
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return join('.', `${safe}${source === 'archive' ? '-archive' : ''}-${stamp}.ndjson`);
+}
+
+/** The path typed at the prompt: trimmed, and `~` or `~/…` in the home directory, as a shell would read it. */
+export function exportPathOf(typed: string, home: string = homedir()): string {
+  const path = typed.trim();
+  if (path === '~') return home;
+  return path.startsWith('~/') ? join(home, path.slice(2)) : path;
 }
 
 /** A path the file cannot go to, as one line; no errno code: the words say what to change. */

@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { exportPathOf } from '../../src/ui/export-ndjson.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
 import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
 
@@ -94,4 +95,11 @@ describe('export to a path that cannot take the file', () => {
     expect(h.frame()).toContain('cannot export to /dev/full: the disk is full: free some space or give a file on another disk');
     expect(h.frame()).not.toMatch(/ENOSPC/);
   });
+});
+
+test('a typed ~ or ~/… is the home directory, as in a shell; other paths are as typed', () => {
+  expect(exportPathOf(' ~/out.ndjson ', '/home/ops')).toBe('/home/ops/out.ndjson');
+  expect(exportPathOf('~', '/home/ops')).toBe('/home/ops');
+  expect(exportPathOf('~other/x', '/home/ops')).toBe('~other/x');
+  expect(exportPathOf('./a~/b', '/home/ops')).toBe('./a~/b');
 });

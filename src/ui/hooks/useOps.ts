@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import type { Backend, BulkAction, Message, MessageSelection, MessageSource } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
-import { exportMessages, defaultExportPath, exportFileExists } from '../export-ndjson.js';
+import { exportMessages, defaultExportPath, exportFileExists, exportPathOf } from '../export-ndjson.js';
 import { counted } from '../model/format.js';
 import { filterCounted, isMarked, marksText, NO_MARKS, selectionOf, selectionWords, toggleMark, type Marks } from '../model/marks.js';
 import { errorText } from '../model/monitor.js';
@@ -225,7 +225,7 @@ export function useOps(o: OpsOptions): Ops {
         initial: defaultExportPath(ctx.queue.rawName, ctx.source),
         hint: 'NDJSON · Enter writes · Esc cancels',
         onSubmit: (typed) => {
-          const path = typed.trim();
+          const path = exportPathOf(typed);
           if (path === '') return say('export cancelled: no file named', 'error');
           let exists: boolean;
           try {
