@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+// First, before anything loads: `ps` shows the command line as given (a password in --url
+// too) until the title changes, and loading smq's modules takes about 150 ms. A bare title
+// now; the arguments, passwords starred, once the code that finds passwords is loaded (below).
+process.title = 'smq';
 // smq's entry: run the command, and turn whatever it throws into one line on stderr and
 // an exit code (0 done, 1 runtime failure, 2 bad usage or input, 3 not found).
 // React (under Ink) picks its build from NODE_ENV when it is first loaded. The development

@@ -29,3 +29,34 @@ test("the password given in --url is not in the process's command line", async (
   child.stdin!.end();
   await new Promise((r) => child.on('exit', r));
 });
+
+test('the password leaves the command line before smq loads its modules, not after', async () => {
+  const url = new URL(inject('pgUrl'));
+  const password = decodeURIComponent(url.password);
+  const child = spawn(process.execPath, [BIN, '--url', url.toString(), 'send', 'title_q'], {
+    env: cleanEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const path = `/proc/${child.pid}/cmdline`;
+  // Every command line seen, read as fast as this thread can, until the full title shows.
+  const seen: string[] = [];
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+    } catch {
+      continue; // not there yet
+    }
+    if (seen.at(-1) !== text) seen.push(text);
+    if (text.startsWith('smq --url')) break;
+  }
+  // Node's own start shows the command line as given; smq's first statement sets a bare title,
+  // then (once its modules are loaded, about 150 ms here) the arguments with the password starred.
+  expect(seen.at(-1)).toMatch(/^smq --url /);
+  expect(seen, JSON.stringify(seen.map((s) => s.replace(password, '<password>')))).toContain('smq');
+  expect(seen.indexOf('smq')).toBeLessThan(seen.length - 1);
+  child.stdin!.end();
+  await new Promise((r) => child.on('exit', r));
+});
