@@ -52,8 +52,8 @@ export class BacklogGate {
     /**
      * Every sender and receiver of the run is on this thread (the default layout on a small
      * machine): waits and wake-ups stay on the thread, a promise each. Atomics.waitAsync wakes a
-     * waiter through a task posted to the thread's loop: about 8 µs of CPU more per wait
-     * (2026-12-07, this 2-core host; /tmp/wa.mjs-style ping-pong, 3 rounds).
+     * waiter through a task posted to the thread's loop: about 6 to 8 µs of CPU more per wait
+     * (2026-12-07, this 2-core host; a same-thread ping-pong of each, 3 rounds of 20,000).
      */
     private readonly oneThread = false,
   ) {

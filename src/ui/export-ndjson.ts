@@ -49,7 +49,7 @@ function cannotExport(path: string, e: unknown): SmqError {
       return refuse('no permission to write there', 'give a file in a directory you can write to');
     case 'EEXIST': // made between the question and the write
       return refuse('a file appeared there meanwhile', 'export again to be asked whether to overwrite it');
-    default: // node's text without its code and call: "ENOSPC: no space left on device, open '…'"
+    default: // node's text without its code and call: "EIO: i/o error, write"
       return refuse(
         String((e as Error).message ?? e)
           .replace(/^[A-Z0-9]+: /, '')
@@ -72,16 +72,16 @@ function isDirectory(path: string): boolean {
  * that cannot be looked at is refused here, before any question is asked.
  */
 export function exportFileExists(path: string): boolean {
-  let isDirectory: boolean;
+  let directory: boolean;
   try {
-    isDirectory = statSync(path).isDirectory();
+    directory = statSync(path).isDirectory();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // Nothing there, or a part of the path is missing: opening it says which.
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw cannotExport(path, e);
   }
-  if (isDirectory) throw cannotExport(path, { code: 'EISDIR' });
+  if (directory) throw cannotExport(path, { code: 'EISDIR' });
   return true;
 }
 
