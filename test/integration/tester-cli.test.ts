@@ -45,8 +45,9 @@ describe('smq tester', () => {
 
   test('the text report on stdout; violations found exit 4', async () => {
     const r = await runCli(
-      // Enough batches and a wide select-to-update window that the race cannot miss, even
-      // when a loaded machine schedules the receiver threads one after another for a while.
+      // A wide select-to-update window, and each batch held for longer than that before its
+      // acknowledgement: a receiver that chose the same messages updates them while the first
+      // still holds them (without the hold, only updates a millisecond apart show the race).
       [
         'tester',
         '--senders',
@@ -54,13 +55,15 @@ describe('smq tester', () => {
         '--receivers',
         '4',
         '--messages',
-        '1000',
+        '200',
         '--batch',
         '10',
         '--dequeue',
         'naive',
         '--naive-pause-ms',
-        '50',
+        '20',
+        '--ack-delay',
+        '50ms',
       ],
       { timeoutMs: 60_000 },
     );
