@@ -2,7 +2,7 @@
 // JSON record a line as the scripting commands print them (ids as strings). A filter's
 // marks are read page by page (keyset, 500 at a time), never loaded whole.
 import { statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Backend, Message, MessageSelection, MessageSource, PeekOptions } from '../backends/types.js';
@@ -102,6 +102,35 @@ function line(m: Message): string {
   return `${JSON.stringify(record)}\n`;
 }
 
+/** Read and write for the owner only: what a file of message bodies (maybe secrets) is made with. */
+const OWNER_ONLY = 0o600;
+
+/**
+ * Opens the export file for writing from its start. A file it makes is the owner's alone
+ * (0600), whatever the umask: created with that mode (the umask can only take bits away, so
+ * no one else can open it in between), then set to it exactly (a umask of 0277 would leave
+ * even the owner 0400). A file that is there already (`overwrite`) keeps its mode and owner,
+ * as a shell's `>` does: whoever made it chose who may read it, and a device (/dev/stdout,
+ * /dev/null) must not be chmodded. Which of the two it is comes from the open itself
+ * (O_EXCL first), not from an earlier look that a file made meanwhile could belie.
+ */
+async function openExportFile(path: string, overwrite: boolean): Promise<FileHandle> {
+  try {
+    const created = await open(path, 'wx', OWNER_ONLY);
+    try {
+      await created.chmod(OWNER_ONLY);
+    } catch (e) {
+      await created.close();
+      throw e;
+    }
+    return created;
+  } catch (e) {
+    if (!overwrite || (e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  // Removed between the two opens: made 0600 by the mode here (less what the umask takes).
+  return open(path, 'w', OWNER_ONLY);
+}
+
 /**
  * Writes the selection to `path` (`overwrite` false: refuses an existing file); returns how
  * many messages were written (ids no longer there are skipped).
@@ -115,7 +144,7 @@ export async function exportMessages(
   overwrite: boolean,
 ): Promise<number> {
   const peek = peekOf(backend, queue, source);
-  const file = await open(path, overwrite ? 'w' : 'wx').catch((e: unknown) => {
+  const file = await openExportFile(path, overwrite).catch((e: unknown) => {
     throw cannotExport(path, e);
   });
   let written = 0;

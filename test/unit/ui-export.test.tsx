@@ -1,7 +1,7 @@
 // `e` in top to a path that cannot take the file: a folder, a file in a folder that does not
 // exist, a folder smq may not write in. Each is one line in the footer, never a raw errno,
 // and a folder is refused before the overwrite question. Real files in a temp folder.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
@@ -94,6 +94,52 @@ describe('export to a path that cannot take the file', () => {
     await answered(h, /export message 1 failed: /);
     expect(h.frame()).toContain('cannot export to /dev/full: the disk is full: free some space or give a file on another disk');
     expect(h.frame()).not.toMatch(/ENOSPC/);
+  });
+});
+
+// Message bodies may hold secrets: a file export makes is the user's alone (as psql's history
+// or kubectl's config), whatever the umask; a file it overwrites keeps its mode, as `>` does.
+describe('the mode of the exported file', () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  test.skipIf(process.platform === 'win32')('a new file is 0600 under the usual umask and under umask 0', async () => {
+    for (const umask of [0o022, 0o000]) {
+      const before = process.umask(umask);
+      try {
+        const path = join(tmp, `new-${umask.toString(8)}.ndjson`);
+        const h = await exportTo(path);
+        await answered(h, /exported 1 message to /);
+        expect(readFileSync(path, 'utf8')).toContain('"{\\"n\\":1}"');
+        expect(modeOf(path).toString(8)).toBe('600');
+        h.unmount();
+      } finally {
+        process.umask(before);
+      }
+    }
+  });
+
+  test.skipIf(process.platform === 'win32')('a umask that takes the owner bits still leaves the owner able to read it', async () => {
+    const before = process.umask(0o277);
+    try {
+      const path = join(tmp, 'owner-masked.ndjson');
+      const h = await exportTo(path);
+      await answered(h, /exported 1 message to /);
+      expect(modeOf(path).toString(8)).toBe('600');
+    } finally {
+      process.umask(before);
+    }
+  });
+
+  test.skipIf(process.platform === 'win32')('an existing file that is overwritten keeps its mode', async () => {
+    const path = join(tmp, 'shared.ndjson');
+    writeFileSync(path, 'old\n');
+    chmodSync(path, 0o644);
+    const h = await exportTo(path);
+    await answered(h, /Overwrite/);
+    await h.press('y');
+    await answered(h, /exported 1 message to /);
+    expect(readFileSync(path, 'utf8')).not.toContain('old');
+    expect(modeOf(path).toString(8)).toBe('644');
   });
 });
 
