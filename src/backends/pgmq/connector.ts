@@ -90,27 +90,42 @@ export class Connector {
     const known = this.tls.get(key);
     let failure: unknown;
     for (const ssl of known === undefined ? tlsAttempts(this.conn, this.env) : [known]) {
-      const options = this.preferredRefused ? { ...this.options, preferredSettings: [] } : this.options;
-      const client = new pg.Client({ ...clientConfigOf(this.conn, ssl, options, host), ...extra });
-      // Errors of an idle connection reach its user through its next call (or its pool's listener).
-      client.on('error', () => undefined);
       try {
-        await client.connect();
+        const client = await this.openWith(host, ssl, extra);
         this.tls.set(key, ssl);
         return client;
       } catch (e) {
-        void client.end().catch(() => undefined);
-        // A pooler that refuses a setting smq only prefers: this connection and the next go without it.
-        if (!this.preferredRefused && (this.options.preferredSettings?.length ?? 0) > 0 && refusesStartupParameter(e)) {
-          this.preferredRefused = true;
-          return this.open(host, extra);
-        }
         failure = whileConnecting(e);
         this.tls.delete(key);
         if (isNetworkFailure(e)) break;
       }
     }
     throw failure;
+  }
+
+  /**
+   * One TLS setting on one host. A pooler that refuses a setting smq only prefers gets one
+   * more connection without the preferred settings, and so do all later ones: the second
+   * turn has none to send, so it returns or throws (two turns at most). The server read
+   * the startup message, so this TLS setting got that far: it is the one tried again (the
+   * recursion this replaces began the host's TLS settings anew, to the same end).
+   */
+  private async openWith(host: PgHost, ssl: TlsChoice, extra: pg.ClientConfig): Promise<pg.Client> {
+    for (;;) {
+      const preferred = !this.preferredRefused && (this.options.preferredSettings?.length ?? 0) > 0;
+      const options = preferred ? this.options : { ...this.options, preferredSettings: [] };
+      const client = new pg.Client({ ...clientConfigOf(this.conn, ssl, options, host), ...extra });
+      // Errors of an idle connection reach its user through its next call (or its pool's listener).
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        return client;
+      } catch (e) {
+        void client.end().catch(() => undefined);
+        if (!preferred || !refusesStartupParameter(e)) throw e;
+        this.preferredRefused = true;
+      }
+    }
   }
 
   /** libpq's check, on the connection itself; a server that does not answer within the connect timeout fails it. */
