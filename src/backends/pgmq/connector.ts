@@ -122,7 +122,8 @@ export class Connector {
         return client;
       } catch (e) {
         void client.end().catch(() => undefined);
-        if (!preferred || !refusesStartupParameter(e)) throw e;
+        const others = [this.conn.params['options'], ...(this.options.settings ?? [])];
+        if (!preferred || !refusesPreferredSettings(e, this.options.preferredSettings ?? [], others, this.conn)) throw e;
         this.preferredRefused = true;
       }
     }
@@ -164,8 +165,45 @@ export class Connector {
   }
 }
 
-/** PgBouncer's refusal of a startup parameter it does not track (SQLSTATE 08P01, protocol violation). */
-function refusesStartupParameter(e: unknown): boolean {
-  const err = e as { code?: unknown; message?: unknown } | undefined;
-  return err?.code === '08P01' && /unsupported startup parameter/i.test(String(err.message));
+/**
+ * SQLSTATE classes that say what failed, and it is not a startup parameter: the password or
+ * role (28), the database (3D), too many connections (53), a server starting or stopping (57).
+ */
+const NOT_A_PARAMETER = ['28', '3D', '53', '57'];
+
+/** The parameters `-c name=value` options set (`--name=value` is the same, as in postgres). */
+function parametersOf(options: readonly (string | undefined)[]): string[] {
+  return options.flatMap((o) => [...(o ?? '').matchAll(/(?:-c\s*|--)([A-Za-z_][\w.-]*)=/g)].map((m) => m[1]!.replace(/-/g, '_')));
+}
+
+/** `name` in `text` as a word of its own, in any case. */
+const names = (text: string, name: string) => new RegExp(`(?<![\\w.])${name.replace(/\./g, '\\.')}(?![\\w]|\\.\\w)`, 'i').test(text);
+
+/**
+ * Whether a server refused the connection over one of smq's preferred settings. Poolers say
+ * so in different ways: PgBouncer with 08P01 "unsupported startup parameter (in options):
+ * statement_timeout", RDS Proxy with "Feature not supported: RDS Proxy currently doesn't
+ * support command-line options" (the `options` startup parameter they travel in), PostgreSQL
+ * itself with 42704 or 22023 naming the parameter. So what counts is what the refusal names,
+ * not its code: an error the server sent in answer to the startup (every error of connect()
+ * is one: it ends at ReadyForQuery) whose message names a preferred setting's parameter, or
+ * names `options` but none of the other parameters in them (`others`: the URL's options,
+ * smq's required settings; a refusal of those is not answered by leaving out smq's).
+ * The user and database names are taken out of the message first (a role called "options"
+ * is not a refusal of them), and errors whose class says what failed instead (a bad
+ * password, a missing database) never count.
+ */
+export function refusesPreferredSettings(
+  e: unknown,
+  preferred: readonly string[],
+  others: readonly (string | undefined)[],
+  conn: Pick<PgConnection, 'user' | 'database'>,
+): boolean {
+  if (!(e instanceof pg.DatabaseError) || typeof e.code !== 'string') return false;
+  if (NOT_A_PARAMETER.some((c) => e.code!.startsWith(c))) return false;
+  let text = String(e.message);
+  // As PostgreSQL quotes them (role "x", database "x"); bare, a one-letter name would cut words.
+  for (const name of [conn.user, conn.database]) if (name) text = text.split(`"${name}"`).join('""');
+  if (parametersOf(preferred).some((p) => names(text, p))) return true;
+  return names(text, 'options') && !parametersOf(others).some((p) => names(text, p));
 }
