@@ -60,20 +60,23 @@ export function cutToCells(text: string, max: number): string {
 /**
  * The end of `text` in at most `max` cells, starting with … when something was cut (the
  * end of a line being typed); never splits a cluster. Only the last max * 8 code units are
- * walked: a 1 MB paste costs what the screen shows.
+ * walked: a 1 MB paste costs what the screen shows. One segmentation of that tail, walked
+ * back from its end: the clusters that fit in max - 1 cells (with the …) are a run at the
+ * end, since widths only add up; the walk stops once past max cells (then it is cut), and
+ * one that reaches the start without passing max has measured the whole tail. Only the
+ * clusters walked are measured.
  */
 export function tailToCells(text: string, max: number): string {
   if (max < 1) return '';
-  if (cellWidth(text.slice(-max * 8)) <= max && text.length <= max * 8) return text;
-  const kept: string[] = [];
+  const all = Array.from(segmenter.segment(text.slice(-max * 8)), (s) => s.segment);
   let width = 0;
-  const all = [...clusters(text.slice(-max * 8))];
-  for (let i = all.length - 1; i >= 0; i--) {
-    if (width + all[i]!.width > max - 1) break;
-    width += all[i]!.width;
-    kept.push(all[i]!.text);
+  let start = all.length; // all[start..] fit in max - 1 cells
+  for (let i = all.length - 1; i >= 0 && width <= max; i--) {
+    width += clusterWidth(all[i]!);
+    if (width <= max - 1) start = i;
   }
-  return `…${kept.reverse().join('')}`;
+  if (width <= max && text.length <= max * 8) return text;
+  return `…${all.slice(start).join('')}`;
 }
 
 /** Exactly `width` cells: cut with … when longer, padded with spaces when shorter. */

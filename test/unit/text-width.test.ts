@@ -1,8 +1,8 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { escapeControl } from '../../src/text/escape.js';
-import { cellWidth, cutParts, cutToCells, fitCells, firstClusters } from '../../src/text/width.js';
+import { cellWidth, clusters, cutParts, cutToCells, fitCells, firstClusters, tailToCells } from '../../src/text/width.js';
 
 // Widths as tmux 3.3 draws them (measured with #{cursor_x} after printing each), and
 // Ink's string-width where it differs: we count the larger.
@@ -76,9 +76,60 @@ describe('cutting', () => {
   });
 });
 
+/** tailToCells as it was with two walks of the tail (a measure, then a cut): the oracle. */
+function tailToCellsTwoWalks(text: string, max: number): string {
+  if (max < 1) return '';
+  if (cellWidth(text.slice(-max * 8)) <= max && text.length <= max * 8) return text;
+  const kept: string[] = [];
+  let width = 0;
+  const all = [...clusters(text.slice(-max * 8))];
+  for (let i = all.length - 1; i >= 0; i--) {
+    if (width + all[i]!.width > max - 1) break;
+    width += all[i]!.width;
+    kept.push(all[i]!.text);
+  }
+  return `…${kept.reverse().join('')}`;
+}
+
 describe('tailToCells', () => {
-  test('keeps the end in at most max cells, … in front when cut, never half a cluster', async () => {
-    const { tailToCells } = await import('../../src/text/width.js');
+  test('gives what the two walks gave, for any text and width (short, around max * 8, long)', () => {
+    const unit = fc.constantFrom('a', 'é', 'e\u0301', '日', '👍🏽', '👨‍👩‍👧', '🇫🇷', '\u200b', '\u0301', 'x');
+    fc.assert(
+      fc.property(
+        fc.array(unit, { maxLength: 120 }).map((u) => u.join('')),
+        fc.integer({ min: -1, max: 20 }),
+        (text, max) => {
+          expect(tailToCells(text, max)).toBe(tailToCellsTwoWalks(text, max));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    for (const max of [1, 2, 5, 9]) {
+      for (const text of [
+        'a'.repeat(max * 8),
+        'a'.repeat(max * 8 + 1),
+        '日'.repeat(max * 8),
+        '\u0301'.repeat(max * 8 + 3),
+        '👍🏽'.repeat(max * 4 + 1),
+      ]) {
+        expect(tailToCells(text, max)).toBe(tailToCellsTwoWalks(text, max));
+      }
+    }
+  });
+
+  test('segments the tail once, not once to measure it and again to cut it', () => {
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      expect(tailToCells('日本語のテキスト'.repeat(20), 10)).toBe('…テキスト');
+      // string-width segments each cluster on its own too: those calls are one cluster long.
+      const walks = segment.mock.calls.filter(([text]) => text.length > 8);
+      expect(walks).toHaveLength(1);
+    } finally {
+      segment.mockRestore();
+    }
+  });
+
+  test('keeps the end in at most max cells, … in front when cut, never half a cluster', () => {
     expect(tailToCells('abc', 5)).toBe('abc');
     expect(tailToCells('abcdefgh', 5)).toBe('…efgh');
     expect(tailToCells('👍🏽👍🏽👍🏽', 9)).toBe('…👍🏽👍🏽'); // 4 cells each, as cutToCells counts them
