@@ -4,23 +4,16 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { exportPathOf } from '../../src/ui/export-ndjson.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
-import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
+import { KEYS, renderTop, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'smq-ui-export-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+useFakeTimersForInk();
 let h: Harness | undefined;
-beforeEach(() => {
-  vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
-});
-afterEach(() => {
-  h?.unmount();
-  h = undefined;
-  vi.useRealTimers();
-});
 
 /** root may write anywhere a mode allows nothing; /sys refuses new files even to root. */
 function unwritableDir(): string {

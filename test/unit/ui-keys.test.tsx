@@ -1,12 +1,12 @@
 // Keys that arrive in one chunk: parsed into single presses, each acting on the state the
 // one before it left (the end-to-end versions, through tmux and real Postgres, are in
 // test/integration/top-keys.test.ts).
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { incompleteTail, parseKeys } from '../../src/ui/model/keyParse.js';
 import { ESC_WAIT_MS, HOLD_MS, KeyRouter } from '../../src/ui/hooks/useKeys.js';
 import type { Message, PeekOptions } from '../../src/backends/types.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
-import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
+import { KEYS, renderTop, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
 
 describe('parseKeys', () => {
   const names = (text: string) =>
@@ -64,15 +64,8 @@ test('incompleteTail finds an escape sequence cut at the end of a read', () => {
 });
 
 describe('a chunk of keys in smq top', () => {
+  useFakeTimersForInk();
   let h: Harness | undefined;
-  beforeEach(() => {
-    vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
-  });
-  afterEach(() => {
-    h?.unmount();
-    h = undefined;
-    vi.useRealTimers();
-  });
 
   function pgmq(queues: readonly string[], n: number) {
     const b = new FakeBackend({ kind: 'pgmq' });

@@ -1,22 +1,15 @@
 // smq top over several stores: `:` lists the contexts, Enter or a digit switches (the header
 // names the current one), a store that cannot connect says so in one line and top stays
 // where it was, and keys typed in one burst after the switch reach the new store's screen.
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
-import { KEYS, renderElement, type Harness } from '../helpers/ui/render.js';
+import { KEYS, renderElement, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
 import { ContextsTop } from '../../src/ui/components/ContextsTop.js';
 import type { ContextsSetup, ContextStore } from '../../src/ui/model/contexts.js';
 import { SmqError } from '../../src/errors.js';
 
+useFakeTimersForInk();
 let h: Harness | undefined;
-beforeEach(() => {
-  vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
-});
-afterEach(() => {
-  h?.unmount();
-  h = undefined;
-  vi.useRealTimers();
-});
 
 function stores() {
   const prod = new FakeBackend({ kind: 'pgmq' });

@@ -1,19 +1,12 @@
 // The queue list of smq top, rendered through the shared wrapper with a fake backend and
 // fake timers.
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
-import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
+import { KEYS, renderTop, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
 import { encodeDriverName } from '../../src/ui/model/names.js';
 
+useFakeTimersForInk();
 let h: Harness | undefined;
-beforeEach(() => {
-  vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
-});
-afterEach(() => {
-  h?.unmount();
-  h = undefined;
-  vi.useRealTimers();
-});
 
 function pgmq() {
   const b = new FakeBackend({ kind: 'pgmq' });

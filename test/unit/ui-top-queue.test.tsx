@@ -1,20 +1,13 @@
 // The queue view, the message detail and the actions of smq top, through the shared
 // render wrapper with a fake backend and fake timers.
 import { cellWidth } from '../../src/text/width.js';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import type { Backend } from '../../src/backends/types.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
-import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
+import { KEYS, renderTop, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
 
+useFakeTimersForInk();
 let h: Harness | undefined;
-beforeEach(() => {
-  vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
-});
-afterEach(() => {
-  h?.unmount();
-  h = undefined;
-  vi.useRealTimers();
-});
 
 function pgmq(n = 3) {
   const b = new FakeBackend({ kind: 'pgmq' });

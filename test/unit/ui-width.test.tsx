@@ -2,20 +2,13 @@
 // conjuncts and emoji with modifiers take more cells than Ink's string-width says), so
 // none wraps and pushes the header off the screen. The tmux version is
 // test/integration/top-width.test.ts.
-import { afterEach, beforeEach, expect, test, vi } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { cellWidth } from '../../src/text/width.js';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
-import { KEYS, renderTop, type Harness } from '../helpers/ui/render.js';
+import { KEYS, renderTop, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
 
+useFakeTimersForInk();
 let h: Harness | undefined;
-beforeEach(() => {
-  vi.useFakeTimers({ now: new Date('2025-01-02T03:04:05Z') });
-});
-afterEach(() => {
-  h?.unmount();
-  h = undefined;
-  vi.useRealTimers();
-});
 
 const widest = (frame: string) => Math.max(...frame.split('\n').map(cellWidth));
 

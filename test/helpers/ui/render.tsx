@@ -2,8 +2,10 @@
 // ink-testing-library, and drives input and fake timers inside act() so every test waits
 // for events the same way, never for a fixed time.
 //
-// The test passes its `vi` in (this file lives in src/ui so it may not import vitest).
+// The test passes its `vi` in as the timers a harness advances; useFakeTimersForInk()
+// sets them up for a file's tests and unmounts what each test rendered.
 import { act, type ReactElement } from 'react';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { render } from 'ink-testing-library';
 import type { Backend } from '../../../src/backends/types.js';
 import { TopApp, type TopAppProps } from '../../../src/ui/components/TopApp.js';
@@ -44,6 +46,28 @@ export interface Harness {
   readonly exits: { count: number };
 }
 
+/** Harnesses rendered and not yet unmounted (useFakeTimersForInk unmounts them after each test). */
+const mounted = new Set<Harness>();
+
+/** The clock of the UI tests: time-stamped rows and ages read the same on every run. */
+export const INK_TEST_NOW = new Date('2025-01-02T03:04:05Z');
+
+/**
+ * For the tests of a file (or of the describe block it is called in): each runs on fake
+ * timers with the clock at INK_TEST_NOW, and whatever it rendered and left mounted is
+ * unmounted after it, before real timers are back (an app left mounted would go on
+ * refreshing, on real timers, into the next test).
+ */
+export function useFakeTimersForInk(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: INK_TEST_NOW });
+  });
+  afterEach(() => {
+    for (const h of [...mounted]) h.unmount();
+    vi.useRealTimers();
+  });
+}
+
 export function renderElement(element: ReactElement, timers: TimerControl, exits = { count: 0 }): Harness {
   let r!: ReturnType<typeof render>;
   act(() => {
@@ -54,7 +78,7 @@ export function renderElement(element: ReactElement, timers: TimerControl, exits
       await timers.advanceTimersByTimeAsync(ms);
     });
   };
-  return {
+  const h: Harness = {
     frame: () => r.lastFrame() ?? '',
     press: async (...keys: string[]) => {
       for (const k of keys) {
@@ -75,9 +99,15 @@ export function renderElement(element: ReactElement, timers: TimerControl, exits
     },
     advance,
     settle: () => advance(0),
-    unmount: () => act(() => r.unmount()),
+    // Once: a test may unmount what it rendered itself before the after-each hook does.
+    unmount: () => {
+      if (!mounted.delete(h)) return;
+      act(() => r.unmount());
+    },
     exits,
   };
+  mounted.add(h);
+  return h;
 }
 
 export interface RenderTopOptions extends Partial<Omit<TopAppProps, 'backend'>> {
