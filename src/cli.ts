@@ -3,6 +3,7 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type CommandModule } from 'yargs';
+import { flagOf } from './commands/args.js';
 import { commands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
@@ -67,6 +68,10 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
       operands.restoreArgv(args);
     }, true)
     .fail((message, error) => {
+      // yargs-parser's words for an option given no value (`smq peek q --limit`, or `--limit -- 2`:
+      // see commands/operands.ts); the key is the name as typed (-n, not --limit).
+      const valueless = error && /^Not enough arguments following: (\S+)$/.exec(error.message);
+      if (valueless) throw usageError(`${flagOf(valueless[1]!)} needs a value`, `see '${helpFor}'`);
       if (error) throw error;
       const text = operands.restore(oneLine(message ?? 'invalid arguments'));
       // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.

@@ -17,7 +17,7 @@ export function messageIdArg(text: string, what = 'message id'): MessageId {
 }
 
 /** How an option is written on the command line: -n, --qty. */
-const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
+export const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 
 function checkInteger(name: string, value: unknown, min: number, example: string): number {
   const n = typeof value === 'number' ? value : Number.NaN;

@@ -5,13 +5,21 @@
 // and it would read a positional '-dash' as flags again when it assigns it. So main() hands
 // yargs a stand-in for each such word, one that reads as a plain word, and a middleware puts
 // the words back before any validation or handler sees them.
+//
+// As in getopt, nothing after '--' is an option's value: in `smq peek q --limit -- 2` the
+// --limit has none. An option right before '--' goes last in yargs' arguments, after the
+// stand-ins, where yargs finds it without a value and says so as for `smq peek q --limit`;
+// a boolean one (`smq --json -- queues`) means there what it means anywhere.
 
 /** A NUL cannot be in a command-line argument, so no word the user gives looks like one. */
 const standIn = (i: number) => `\u0000smq-operand-${i}\u0000`;
 const STAND_IN = /\u0000smq-operand-(\d+)\u0000/g;
 
+/** Read as an option by yargs: a dash and more, except a negative number (`--tenant -1` is a value). */
+const isOption = (word: string) => /^-./.test(word) && !/^-(\d+(\.\d*)?|\.\d+)$/.test(word);
+
 export interface Operands {
-  /** The arguments for yargs: the words after the first '--' as stand-ins, the '--' dropped. */
+  /** The arguments for yargs: the words after the first '--' as stand-ins, the '--' dropped, an option right before it last. */
   readonly args: readonly string[];
   /** The text with every stand-in replaced by its word (yargs' messages name them). */
   restore(text: string): string;
@@ -27,6 +35,9 @@ export function protectOperands(argv: readonly string[], isCommand: (word: strin
   const cut = argv.indexOf('--');
   let before = cut < 0 ? argv : argv.slice(0, cut);
   let words = cut < 0 ? [] : argv.slice(cut + 1);
+  const last = before.at(-1);
+  const lastOption = cut >= 0 && last !== undefined && isOption(last) ? [last] : [];
+  if (lastOption.length > 0) before = before.slice(0, -1);
   if (cut >= 0 && words.length > 0 && isCommand(words[0]!) && !before.some(isCommand)) {
     before = [...before, words[0]!];
     words = words.slice(1);
@@ -34,7 +45,7 @@ export function protectOperands(argv: readonly string[], isCommand: (word: strin
   const restore = (text: string) => text.replace(STAND_IN, (_m, i: string) => words[Number(i)] ?? '');
   const restoreValue = (v: unknown): unknown => (typeof v === 'string' ? restore(v) : Array.isArray(v) ? v.map(restoreValue) : v);
   return {
-    args: cut < 0 ? argv : [...before, ...words.map((_w, i) => standIn(i))],
+    args: cut < 0 ? argv : [...before, ...words.map((_w, i) => standIn(i)), ...lastOption],
     restore,
     restoreArgv: (a) => {
       if (words.length > 0) for (const key of Object.keys(a)) a[key] = restoreValue(a[key]);

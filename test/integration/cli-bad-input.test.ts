@@ -492,6 +492,27 @@ const cases: Case[] = [
   { name: 'a usage error next to a password', args: (w) => ['bogus', ...pgmq(w)], code: 2 },
   { name: 'an unknown command with --help', args: (w) => ['bogus', '--help', ...pgmq(w)], code: 2, says: /Unknown argument: bogus/ },
   { name: 'an unknown option next to a password', args: (w) => ['queues', '--frobnicate', ...pgmq(w)], code: 2 },
+  // After '--' nothing is an option's value: the option right before it has none.
+  ...[pgmq, sqlite].flatMap((conn): Case[] => [
+    {
+      name: `${conn === pgmq ? 'pgmq' : 'sqlite'}: send --delay -- queue body`,
+      args: (w) => ['send', ...conn(w), '--delay', '--', w.queue, '{}'],
+      code: 2,
+      says: /^smq: --delay needs a value: see 'smq send --help'$/m,
+    },
+    {
+      name: `${conn === pgmq ? 'pgmq' : 'sqlite'}: receive --qty -- queue`,
+      args: (w) => ['receive', ...conn(w), '--qty', '--', w.queue],
+      code: 2,
+      says: /^smq: --qty needs a value/,
+    },
+    {
+      name: `${conn === pgmq ? 'pgmq' : 'sqlite'}: --header -- queue body`,
+      args: (w) => ['send', ...conn(w), '--header', '--', w.queue, 'x=y'],
+      code: 2,
+      says: /^smq: --header needs a value/,
+    },
+  ]),
 
   // SQLite files.
   {

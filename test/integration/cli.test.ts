@@ -345,6 +345,42 @@ describe('the command line itself', () => {
     }
   });
 
+  // As in getopt: after '--' nothing is an option's value, so an option right before it has none.
+  test.each([
+    [
+      ['peek', 'q', '--limit', '--', '2'],
+      ['peek', 'q', '--limit'],
+    ],
+    [
+      ['peek', 'q', '-n', '--', '2'],
+      ['peek', 'q', '-n'],
+    ],
+    [
+      ['peek', 'q', '--after', '--', '3'],
+      ['peek', 'q', '--after'],
+    ],
+    [
+      ['peek', '--url', '--', 'q'],
+      ['peek', 'q', '--url'],
+    ],
+    [
+      ['--url', '--', 'queues'],
+      ['queues', '--url'],
+    ],
+    [
+      ['tester', 'compare', '--max-regression', '--', 'a.json', 'b.json'],
+      ['tester', 'compare', 'a.json', 'b.json', '--max-regression'],
+    ],
+  ])("smq %j: the option before '--' has no value, the line of %j, exit 2", async (withDash, last) => {
+    const r = await runCli(withDash);
+    const without = await runCli(last);
+    expect(without.code).toBe(2);
+    expect(without.stderr).toMatch(/^smq: -{1,2}[a-z-]+ needs a value: see 'smq [a-z ]+--help'\n$/);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(without.stderr);
+  });
+
   test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
     expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
     expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
