@@ -193,7 +193,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('warmup', { type: 'string', default: '0s', requiresArg: true, describe: 'excluded from the statistics, e.g. 5s' })
       .option('queue', { type: 'string', requiresArg: true, describe: 'use this queue [default: a fresh one, dropped after]' })
       .option('keep', { type: 'boolean', describe: 'keep the fresh queue (and the embedded SQLite file)' })
-      .option('ack', { choices: ACK_MODES, default: 'delete', describe: 'how receivers acknowledge' })
+      .option('ack', { choices: ACK_MODES, default: 'delete', requiresArg: true, describe: 'how receivers acknowledge' })
       .option('drain-timeout', {
         type: 'string',
         default: '10s',
@@ -237,10 +237,11 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         requiresArg: true,
         describe: 'exit 5 when the end-to-end p99 exceeds this duration, e.g. 50ms (a unit is required)',
       })
-      .option('isolation', { choices: ISOLATIONS, describe: "PostgreSQL transaction isolation [default: the server's]" })
+      .option('isolation', { choices: ISOLATIONS, requiresArg: true, describe: "PostgreSQL transaction isolation [default: the server's]" })
       .option('dequeue', {
         choices: DEQUEUE_STRATEGIES,
         default: 'safe',
+        requiresArg: true,
         describe: 'safe: atomic claim; naive: racy select-then-update, to see the checker catch it',
       })
       .option('groups', {
@@ -252,6 +253,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
       .option('read', {
         choices: READ_MODES,
         default: 'plain',
+        requiresArg: true,
         describe:
           "how receivers read: pgmq's read, read_with_poll, or read_grouped / read_grouped_rr / read_grouped_head (pgmq 1.9+, 1.12+)",
       })

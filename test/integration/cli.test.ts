@@ -381,6 +381,16 @@ describe('the command line itself', () => {
     expect(r.stderr).toBe(without.stderr);
   });
 
+  test.each([['--ack'], ['--isolation'], ['--dequeue'], ['--read']])(
+    'smq tester %s with no value: one line, exit 2, no run',
+    async (flag) => {
+      const r = await runCli(['tester', '--senders', '1', '--receivers', '1', '--messages', '10', flag]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`smq: ${flag} needs a value: see 'smq tester --help'\n`);
+    },
+  );
+
   test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
     expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
     expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
