@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { flagOf } from './commands/args.js';
-import { commands } from './commands/index.js';
+import { commands, subcommands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
 import { usageError } from './errors.js';
@@ -47,7 +47,19 @@ function globalsLast(command: CommandModule<GlobalArgs, any>): CommandModule<Glo
   };
 }
 
-const commandNames = new Set(commands.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+const namesOf = (list: readonly CommandModule<GlobalArgs, any>[]) =>
+  new Set(list.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
+const commandNames = namesOf(commands);
+const subcommandNames = new Map([...subcommands].map(([name, list]) => [name, namesOf(list)]));
+
+/** The words name no command yet: none of them names one, or the one that does has subcommands and none of them follows. */
+function namesNoCommand(words: readonly string[]): boolean {
+  const at = words.findIndex((w) => commandNames.has(w));
+  if (at < 0) return true;
+  const subs = subcommandNames.get(words[at]!);
+  return subs !== undefined && !words.slice(at + 1).some((w) => subs.has(w));
+}
 
 export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
   const first = argv.find((a) => !a.startsWith('-'));
@@ -93,7 +105,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   const exit: ExitHolder = { code: 0 };
   let shown = '';
   let unknownCommand: string | undefined;
-  const operands = protectOperands(argv, (word) => commandNames.has(word));
+  const operands = protectOperands(argv, namesNoCommand);
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
   await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
     shown = output;

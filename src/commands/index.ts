@@ -14,7 +14,7 @@ import { receiveCommand } from './receive.js';
 import { sendCommand } from './send.js';
 import { topCommand } from './top.js';
 import { bindCommand, topicsCommand, unbindCommand } from './topics.js';
-import { testerCommand } from './tester.js';
+import { testerCommand, testerSubcommands } from './tester.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const commands: CommandModule<GlobalArgs, any>[] = [
@@ -35,3 +35,10 @@ export const commands: CommandModule<GlobalArgs, any>[] = [
   topCommand,
   testerCommand,
 ];
+
+/**
+ * The subcommands a command declares in its builder, by the command's name (`smq tester compare`).
+ * A command with subcommands takes no operands of its own: a word after it names a subcommand.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const subcommands: ReadonlyMap<string, readonly CommandModule<GlobalArgs, any>[]> = new Map([['tester', testerSubcommands]]);

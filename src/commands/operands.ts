@@ -28,17 +28,20 @@ export interface Operands {
 }
 
 /**
- * isCommand tells smq's command names: `smq -- queues` (the command itself after '--') names
- * its command with the first word after '--', the rest are its operands.
+ * The command itself may follow '--' (`smq -- queues`, `smq -- tester compare a b`): while the
+ * words so far name no command yet (namesNoCommand: none of them names one, or the one that
+ * does has subcommands and none of those follows), the next word after '--' is in the
+ * command's place, as it is without '--' (`smq -- bogus` is `smq bogus`, unknown command and
+ * all). The rest are operands; so is a word starting with '-' (`smq -- -x` is no option).
  */
-export function protectOperands(argv: readonly string[], isCommand: (word: string) => boolean = () => false): Operands {
+export function protectOperands(argv: readonly string[], namesNoCommand: (words: readonly string[]) => boolean = () => false): Operands {
   const cut = argv.indexOf('--');
   let before = cut < 0 ? argv : argv.slice(0, cut);
   let words = cut < 0 ? [] : argv.slice(cut + 1);
   const last = before.at(-1);
   const lastOption = cut >= 0 && last !== undefined && isOption(last) ? [last] : [];
   if (lastOption.length > 0) before = before.slice(0, -1);
-  if (cut >= 0 && words.length > 0 && isCommand(words[0]!) && !before.some(isCommand)) {
+  while (cut >= 0 && words.length > 0 && !words[0]!.startsWith('-') && namesNoCommand(before)) {
     before = [...before, words[0]!];
     words = words.slice(1);
   }

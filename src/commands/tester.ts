@@ -160,13 +160,17 @@ export async function runTester(argv: TesterArgs): Promise<number> {
   }
 }
 
+/** smq tester's subcommands: its builder declares them, cli.ts checks the word after `smq tester` against them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each subcommand has its own argument type
+export const testerSubcommands: CommandModule<GlobalArgs, any>[] = [testerCompareCommand];
+
 export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
   command: 'tester',
   describe: 'load-test a queue and check every message: lost, double-dequeued, redelivered …',
   // yargs adds the camelCase forms (drainTimeout, hdrLog, …) at run time, not in its types.
   builder: (y) =>
     y
-      .command(testerCompareCommand)
+      .command(testerSubcommands)
       .option('senders', { type: 'number', default: 2, requiresArg: true, describe: 'sender threads (0: drain --queue only)' })
       .option('receivers', { type: 'number', default: 2, requiresArg: true, describe: 'receiver threads (0: send only, no loss verdict)' })
       .option('messages', { type: 'number', requiresArg: true, describe: 'messages per sender [default: 1000 unless --duration]' })

@@ -391,6 +391,22 @@ describe('the command line itself', () => {
     },
   );
 
+  test.each([[['bogus']], [['qeues']], [['tester', 'comapre']], [['tester', 'compare', 'a.json', 'b.json']]])(
+    "smq -- %j: the words after '--' name the command as they do without it",
+    async (words) => {
+      const without = await runCli(words);
+      expect(without.code).toBeGreaterThan(0);
+      for (const args of [
+        ['--', ...words],
+        [words[0]!, '--', ...words.slice(1)],
+      ]) {
+        const r = await runCli(args);
+        expect(r.code, args.join(' ')).toBe(without.code);
+        expect(r.stderr, args.join(' ')).toBe(without.stderr);
+      }
+    },
+  );
+
   test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
     expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
     expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
