@@ -96,6 +96,18 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
 }
 
 /**
+ * The words up to the first one in a command's place that names none (`smq bogus`, `smq tester
+ * comapre`: tester takes no operands, a word after it names a subcommand); undefined if none.
+ */
+function unknownCommand(words: readonly string[]): string[] | undefined {
+  const [first, second] = words;
+  if (first === undefined) return undefined;
+  if (!commandNames.has(first)) return [first];
+  const subs = subcommandNames.get(first);
+  return subs !== undefined && second !== undefined && !subs.has(second) ? [first, second] : undefined;
+}
+
+/**
  * Runs one smq invocation. Resolves with the exit code; rejects with the error when the
  * command fails (an SmqError carries its exit code).
  */
@@ -104,17 +116,18 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   if (argv[0] === 'help') return main([...argv.slice(1), '--help'], io);
   const exit: ExitHolder = { code: 0 };
   let shown = '';
-  let unknownCommand: string | undefined;
+  let unknown: string[] | undefined;
   const operands = protectOperands(argv, namesNoCommand);
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
   await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
     shown = output;
-    // yargs shows the help before it looks at the command: `smq bogus --help` is still a mistyped command.
-    const word = args._[0];
-    if (output && args['version'] !== true && word !== undefined && !commandNames.has(String(word))) unknownCommand = String(word);
+    // yargs shows the help before it looks at the command: `smq bogus --help` and
+    // `smq tester comapre --help` are still mistyped commands.
+    if (output && args['version'] !== true) unknown = unknownCommand(args._.map((w) => operands.restore(String(w))));
   });
-  // The same line as `smq bogus`, from the same place (no handler runs: it is no command).
-  if (unknownCommand !== undefined) return main([unknownCommand], io);
+  // The same line as `smq bogus` (`smq tester comapre`), from the same place (no handler runs:
+  // it is no command). After '--', so that a word given there as '-x' stays a word.
+  if (unknown !== undefined) return main([...unknown.slice(0, -1), '--', ...unknown.slice(-1)], io);
   if (shown) io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
   return exit.code;
 }

@@ -407,6 +407,29 @@ describe('the command line itself', () => {
     },
   );
 
+  test('smq tester <unknown subcommand> --help: the line smq tester <unknown subcommand> gives, exit 2', async () => {
+    const mistyped = await runCli(['tester', 'comapre']);
+    expect(mistyped.code).toBe(2);
+    expect(mistyped.stderr).toBe("smq: unknown command: did you mean compare?: see 'smq tester --help'\n");
+    for (const word of ['comapre', 'bogus']) {
+      const without = await runCli(['tester', word]);
+      for (const args of [
+        ['tester', word, '--help'],
+        ['tester', word, '-h'],
+        ['tester', '--help', word],
+        ['help', 'tester', word],
+      ]) {
+        const r = await runCli(args);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout, args.join(' ')).toBe('');
+        expect(r.stderr, args.join(' ')).toBe(without.stderr);
+      }
+    }
+    expect(ok(await runCli(['tester', '--help'])).stdout).toMatch(/^smq tester\n/);
+    expect(ok(await runCli(['tester', 'compare', '--help'])).stdout).toMatch(/^smq tester compare <baseline> <new>\n/);
+    expect(ok(await runCli(['help', 'tester', 'compare'])).stdout).toMatch(/^smq tester compare <baseline> <new>\n/);
+  });
+
   test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
     expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
     expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
