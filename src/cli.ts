@@ -121,9 +121,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
   await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
     shown = output;
-    // yargs shows the help before it looks at the command: `smq bogus --help` and
-    // `smq tester comapre --help` are still mistyped commands.
-    if (output && args['version'] !== true) unknown = unknownCommand(args._.map((w) => operands.restore(String(w))));
+    // yargs shows the help and the version before it looks at the command: `smq bogus --help`,
+    // `smq tester comapre --help` and `smq bogus --version` are still mistyped commands (as in kubectl).
+    if (output) unknown = unknownCommand(args._.map((w) => operands.restore(String(w))));
   });
   // The same line as `smq bogus` (`smq tester comapre`), from the same place (no handler runs:
   // it is no command). After '--', so that a word given there as '-x' stays a word.

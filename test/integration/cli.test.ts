@@ -430,6 +430,23 @@ describe('the command line itself', () => {
     expect(ok(await runCli(['help', 'tester', 'compare'])).stdout).toMatch(/^smq tester compare <baseline> <new>\n/);
   });
 
+  test('an unknown command with --version: the unknown-command line, exit 2 (smq --version still prints the version)', async () => {
+    for (const words of [['bogus'], ['qeues'], ['tester', 'bogus'], ['tester', 'comapre']]) {
+      const without = await runCli(words);
+      for (const args of [
+        [...words, '--version'],
+        ['--version', ...words],
+      ]) {
+        const r = await runCli(args);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout, args.join(' ')).toBe('');
+        expect(r.stderr, args.join(' ')).toBe(without.stderr);
+      }
+    }
+    expect(ok(await runCli(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(ok(await runCli(['queues', '--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
   test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
     expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
     expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
