@@ -62,8 +62,9 @@ function namesNoCommand(words: readonly string[]): boolean {
 }
 
 export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
-  const first = argv.find((a) => !a.startsWith('-'));
-  const helpFor = first !== undefined && commandNames.has(first) ? `smq ${first} --help` : 'smq --help';
+  // The first word that names a command (the first word that is no option may be an option's value).
+  const command = argv.find((a) => commandNames.has(a));
+  const helpFor = command !== undefined ? `smq ${command} --help` : 'smq --help';
   let parser = globalOptions(yargs())
     .scriptName('smq')
     .usage('smq <command> [options]\n\nMessage queues in a database: pgmq on PostgreSQL, SmoothMQ on SQLite.')
@@ -89,6 +90,11 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
       // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.
       const unknown = /^Did you mean (\S+)\?$/.exec(text);
       if (unknown) throw usageError(`unknown command: did you mean ${unknown[1]}?`, `see '${helpFor}'`);
+      // yargs' "Unknown argument: bogus" for a word in a command's place close to no command's name.
+      const stray = /^Unknown arguments?: ([^,\s]+)/.exec(text);
+      if (stray && namesNoCommand(argv.filter((w) => w !== '--'))) {
+        throw usageError(`unknown command: ${command === undefined ? '' : `${command} `}${stray[1]}`, `see '${helpFor}'`);
+      }
       throw usageError(text, `see '${helpFor}'`);
     });
   for (const command of commands) parser = parser.command(globalsLast(command));

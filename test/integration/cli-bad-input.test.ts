@@ -490,7 +490,7 @@ const cases: Case[] = [
   },
   { name: 'database that does not exist', args: (w) => ['queues', '--url', world.url.replace(w.db, `${w.db}_nope`)], code: 1 },
   { name: 'a usage error next to a password', args: (w) => ['bogus', ...pgmq(w)], code: 2 },
-  { name: 'an unknown command with --help', args: (w) => ['bogus', '--help', ...pgmq(w)], code: 2, says: /Unknown argument: bogus/ },
+  { name: 'an unknown command with --help', args: (w) => ['bogus', '--help', ...pgmq(w)], code: 2, says: /unknown command: bogus/ },
   { name: 'an unknown option next to a password', args: (w) => ['queues', '--frobnicate', ...pgmq(w)], code: 2 },
   // After '--' nothing is an option's value: the option right before it has none.
   ...[pgmq, sqlite].flatMap((conn): Case[] => [

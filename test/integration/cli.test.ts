@@ -447,6 +447,25 @@ describe('the command line itself', () => {
     expect(ok(await runCli(['queues', '--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 
+  test('a command word that names no command, close to none: "unknown command", not yargs\' "Unknown argument"', async () => {
+    const sqlite = ['--sqlite', join(tmp, 'unknown-word.sqlite')];
+    for (const [args, line] of [
+      [['bogus'], "smq: unknown command: bogus: see 'smq --help'\n"],
+      [['--', 'bogus'], "smq: unknown command: bogus: see 'smq --help'\n"],
+      [[...sqlite, 'bogus'], "smq: unknown command: bogus: see 'smq --help'\n"],
+      [['tester', 'xyzzy'], "smq: unknown command: tester xyzzy: see 'smq tester --help'\n"],
+      // A word after a command that takes operands is no command: yargs' line stays.
+      [[...sqlite, 'queues', 'extra'], "smq: Unknown argument: extra: see 'smq queues --help'\n"],
+    ] as const) {
+      const r = await runCli([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe(line);
+    }
+    // The hint names the command, not the first word that is no option (here --sqlite's value).
+    const r = await runCli([...sqlite, 'peek', 'q', '--limit', '--', '2']);
+    expect(r.stderr).toBe("smq: --limit needs a value: see 'smq peek --help'\n");
+  });
+
   test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
     expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
     expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
