@@ -46,6 +46,32 @@ describe('the user part', () => {
     expect(q.display).toBe('postgres://u:***@h:5432/db');
   });
 
+  test('a raw ? in the password: no piece of it is named as an unknown query parameter', () => {
+    // The '?' ends the host part, so what follows reads as a query: "ss=x@h:5432/db".
+    for (const url of ['postgres://u:pa?ss=x@h:5432/db', 'postgres://u:pa?sslx=y@h/db']) {
+      let error: unknown;
+      try {
+        pgConnection(url, {});
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(SmqError);
+      expect((error as SmqError).exitCode).toBe(2);
+      expect((error as SmqError).line()).not.toMatch(/"ss|"sslx/);
+    }
+  });
+
+  test('the database name is percent-decoded whole, as libpq does', () => {
+    const c = pgConnection('postgres://u@h/a%40b%23c%2Fd%3Fe%25f%20g', {});
+    expect(c.database).toBe('a@b#c/d?e%f g');
+    expect(c.display).toBe('postgres://u@h:5432/a%40b%23c%2Fd%3Fe%25f%20g');
+  });
+
+  test('a port out of range is named as such', () => {
+    expect(() => pgConnection('postgres://u@h:99999/db', {})).toThrow(/the port is not a number from 1 to 65535/);
+    expect(() => pgConnection('postgres://u@h:0/db', {})).toThrow(/the port is not a number from 1 to 65535/);
+  });
+
   test('a % that starts no escape is a literal %', () => {
     expect(pgConnection('postgres://u:50%_off@h/db', {}).password).toBe('50%_off');
   });

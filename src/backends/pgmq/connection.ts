@@ -172,8 +172,11 @@ function queryParams(parts: UrlParts): Params {
     if (eq <= 0) refuse("malformed URL: a query item is not keyword=value (a raw '&' in a password?)");
     const key = decode(item.slice(0, eq));
     if (!KEYWORDS.has(key) && !NODE_PG_KEYWORDS.has(key)) {
-      // With a password around, the "keyword" may be a piece of it: name it only otherwise.
-      if (passwordInUserPart || parts.query.includes('password=')) refuse('malformed URL: an unknown query parameter');
+      // With a password around, the "keyword" may be a piece of it: name it only otherwise. An
+      // '@' after the '?' means a raw '?' in the password ended the host part early.
+      if (passwordInUserPart || parts.query.includes('password=') || parts.query.includes('@')) {
+        refuse('malformed URL: an unknown query parameter');
+      }
       throw usageError(
         `unknown parameter ${JSON.stringify(key)} in the postgres URL`,
         'use libpq keywords, e.g. sslmode, application_name, options',
@@ -183,6 +186,9 @@ function queryParams(parts: UrlParts): Params {
   }
   return params;
 }
+
+const BAD_PORT = 'malformed URL: the port is not a number from 1 to 65535';
+const validPort = (text: string) => /^\d{1,5}$/.test(text) && Number(text) >= 1 && Number(text) <= 65535;
 
 /** The parameters a postgres:// URL gives, the query winning over the user and host parts. */
 function urlParams(url: string): Params {
@@ -195,6 +201,9 @@ function urlParams(url: string): Params {
   const list = hostPart.includes(',') ? urlHostList(hostPart) : undefined;
   if (typeof list === 'string') refuse(`malformed URL: ${list}`);
   const authority = list ? `${parts.authority.slice(0, at + 1)}localhost` : parts.authority;
+  // pg-connection-string's URL parser refuses these with no word of why.
+  const port = list ? undefined : /^(?:\[[^\]]*\]|[^:]*):(.*)$/.exec(hostPart)?.[1];
+  if (port !== undefined && port !== '' && !validPort(port)) refuse(BAD_PORT);
   let parsed: ReturnType<typeof parseConnectionString>;
   try {
     // Without the query: pg-connection-string would act on sslmode itself (and warn).
@@ -210,12 +219,15 @@ function urlParams(url: string): Params {
   set('port', parsed.port);
   set('user', parsed.user);
   set('password', parsed.password);
-  set('dbname', parsed.database);
+  // libpq decodes every escape of the database name; pg-connection-string's decodeURI leaves
+  // the reserved ones (%40, %23, %2F, %3F) as they are.
+  const database = parts.path.slice(1);
+  if (database !== '') fromUrl['dbname'] = decode(database);
   if (list) {
     fromUrl['host'] = list.hosts.map(decode).join(',');
     delete fromUrl['port'];
     if (list.ports.some((p) => p !== '')) fromUrl['port'] = list.ports.join(',');
-  } else if (fromUrl['port'] !== undefined && !/^\d{1,5}$/.test(fromUrl['port'])) refuse('malformed URL: the port is not a number');
+  } else if (fromUrl['port'] !== undefined && !validPort(fromUrl['port'])) refuse(BAD_PORT);
   return { ...fromUrl, ...query };
 }
 
