@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { fitHints, keyHints } from '../../src/ui/model/hints.js';
 import { counted } from '../../src/ui/model/format.js';
-import { helpColumns, helpFor } from '../../src/ui/model/keys.js';
+import { helpColumns, helpColumnWidth, helpFor, helpLayout } from '../../src/ui/model/keys.js';
+import { cellWidth } from '../../src/text/width.js';
 import { availableColumns, sortKeysOf } from '../../src/ui/model/columns.js';
 import type { Capabilities, Message } from '../../src/backends/types.js';
 import { headersWidth, messageColumns } from '../../src/ui/model/messages.js';
@@ -79,6 +80,30 @@ describe('help', () => {
     expect(cols.length).toBe(2);
     expect(cols.flat()).toEqual(entries);
     expect(Math.abs(cols[0]!.length - cols[1]!.length)).toBeLessThanOrEqual(1);
+  });
+
+  test('help wider than the screen: fewer columns, every entry whole, taller than the screen (it scrolls)', () => {
+    const entries = helpFor('queue', { readOnly: false, archive: true, failedState: false });
+    const wide = helpLayout(entries, 15, 200);
+    expect(wide.columns.length).toBeGreaterThan(1);
+    expect(wide.lines).toBeLessThanOrEqual(15);
+    for (const width of [100, 80, 60]) {
+      const layout = helpLayout(entries, 10, width);
+      expect(layout.columns.reduce((sum, c) => sum + helpColumnWidth(c), 0) - 2, `${width}`).toBeLessThanOrEqual(width);
+      expect(layout.lines).toBeGreaterThan(10);
+      expect(
+        layout.columns
+          .flat()
+          .map((e) => e.keys)
+          .filter((k) => k !== ''),
+        `${width}`,
+      ).toEqual(entries.map((e) => e.keys));
+    }
+    // Narrower than one entry: its words go on over more lines, no word lost.
+    const narrow = helpLayout(entries, 10, 40);
+    expect(narrow.columns).toHaveLength(1);
+    expect(narrow.columns[0]!.every((e) => cellWidth(e.keys) + 2 + cellWidth(e.what) + 2 <= 40)).toBe(true);
+    expect(narrow.columns[0]!.map((e) => e.what).join(' ')).toBe(entries.map((e) => e.what).join(' '));
   });
 
   test('the queue view lists both jump keys', () => {

@@ -4,6 +4,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { FakeBackend } from '../helpers/ui/fake-backend.js';
 import { KEYS, renderTop, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
 import { encodeDriverName } from '../../src/ui/model/names.js';
+import { cellWidth } from '../../src/text/width.js';
 
 useFakeTimersForInk();
 let h: Harness | undefined;
@@ -364,6 +365,37 @@ describe('refresh loop', () => {
     h = await renderTop(pgmq(), { timers: vi });
     await h.press('/', KEYS.ctrlC);
     expect(h.exits.count).toBe(1);
+  });
+
+  test('? on a small terminal: every key and its words whole, the rest reached by scrolling', async () => {
+    const t = await renderTop(pgmq(), { timers: vi, size: { columns: 60, rows: 15 } });
+    h = t;
+    await t.press('?');
+    const seen = new Set<string>();
+    const lines = () => t.frame().split('\n');
+    const helpRows = () =>
+      lines().slice(
+        lines().findIndex((l) => l.startsWith('Keys (')) + 1,
+        lines().findIndex((l) => l.includes('closes this help')),
+      );
+    expect(helpRows().length).toBeGreaterThan(0);
+    for (let step = 0; step < 40; step++) {
+      for (const row of helpRows()) {
+        expect(row, row).not.toContain('…');
+        expect(cellWidth(row)).toBeLessThanOrEqual(60);
+        seen.add(row);
+      }
+      await t.press('j');
+    }
+    // Every key of the list screen appeared whole on some line.
+    const all = [...seen].join('\n');
+    for (const keys of ['↑/↓ j/k', 'PgUp/PgDn', 'g/G Home/End', 'Enter', 'Space', 'Ctrl-C', 'Ctrl-D', 'P ', ': ', '? '])
+      expect(all).toContain(keys);
+    expect(all).toMatch(/Ctrl-D +drop the queue/);
+    expect(t.frame()).toMatch(/↑\/↓ scroll/);
+    expect(lines().length).toBeLessThanOrEqual(15);
+    await t.press(KEYS.escape);
+    expect(t.frame()).not.toContain('Keys (queue list)');
   });
 
   test('? shows the keys; Esc closes', async () => {

@@ -1,8 +1,10 @@
 // The `?` screen: every key of the current screen, from the same table the keys use.
+import { useState } from 'react';
 import { Box, Text } from 'ink';
 import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import { helpColumns, helpFor, type HelpEntry, type Screen } from '../model/keys.js';
+import { HELP_GAP, helpColumnWidth, helpFor, helpLayout, type HelpEntry, type Screen } from '../model/keys.js';
 import type { ViewScreen } from '../model/view-keys.js';
+import { cellWidth } from '../../text/width.js';
 
 const TITLES: Record<Screen | ViewScreen, string> = {
   list: 'queue list',
@@ -31,39 +33,62 @@ export interface HelpProps {
 }
 
 export function Help(p: HelpProps) {
+  const entries = p.entries ?? (p.screen === 'groups' || p.screen === 'topics' ? [] : helpFor(p.screen, p));
+  // The title and the last line take two of the rows; on a screen with fewer than 4 the title gives way.
+  const titled = p.height >= 4;
+  const rows = Math.max(1, p.height - (titled ? 2 : 1));
+  const layout = helpLayout(entries, rows, p.width);
+  const last = Math.max(0, layout.lines - rows);
+  const [top, setTop] = useState(0);
+  const first = Math.min(top, last);
   useKeyTarget(
     p.keys,
     (input, key) => {
-      if (key.escape || key.return || input === '?' || input === 'q' || input === ' ') p.onClose();
+      if (key.escape || key.return || input === '?' || input === 'q' || input === ' ') return p.onClose();
+      const move = (to: number) => setTop(Math.max(0, Math.min(last, to)));
+      if (key.downArrow || input === 'j') move(first + 1);
+      else if (key.upArrow || input === 'k') move(first - 1);
+      else if (key.pageDown) move(first + rows);
+      else if (key.pageUp) move(first - rows);
+      else if (key.home || input === 'g') move(0);
+      else if (key.end || input === 'G') move(last);
     },
     { layer: LAYER_PROMPT },
   );
-  const entries = p.entries ?? (p.screen === 'groups' || p.screen === 'topics' ? [] : helpFor(p.screen, p));
-  const columns = helpColumns(entries, p.height - 2);
-  const columnWidth = Math.floor(p.width / columns.length);
+  const scrolls = last > 0;
   return (
     <Box flexDirection="column" height={p.height}>
-      <Text bold>{`Keys (${p.screen === 'queue' && p.archiveView ? 'archive view' : TITLES[p.screen]})${
-        p.readOnly ? ' · read-only: actions are off' : ''
-      }`}</Text>
-      <Box flexDirection="row">
-        {columns.map((column, i) => (
-          <HelpColumn key={i} entries={column} width={columnWidth} />
+      {titled && (
+        <Text bold wrap="truncate-end">{`Keys (${p.screen === 'queue' && p.archiveView ? 'archive view' : TITLES[p.screen]})${
+          p.readOnly ? ' · read-only: actions are off' : ''
+        }`}</Text>
+      )}
+      <Box flexDirection="row" height={Math.min(rows, layout.lines)} overflow="hidden">
+        {layout.columns.map((column, i) => (
+          <HelpColumn
+            key={i}
+            entries={column.slice(first, first + rows)}
+            keysWidth={Math.max(...column.map((e) => cellWidth(e.keys)))}
+            width={helpColumnWidth(column)}
+          />
         ))}
       </Box>
-      <Text dimColor>Esc or ? closes this help</Text>
+      <Text dimColor wrap="truncate-end">
+        {scrolls
+          ? `lines ${first + 1}–${Math.min(first + rows, layout.lines)} of ${layout.lines} · ↑/↓ scroll · Esc or ? closes this help`
+          : 'Esc or ? closes this help'}
+      </Text>
     </Box>
   );
 }
 
-function HelpColumn({ entries, width }: { entries: readonly HelpEntry[]; width: number }) {
-  const keysWidth = Math.max(...entries.map((e) => e.keys.length));
+function HelpColumn({ entries, keysWidth, width }: { entries: readonly HelpEntry[]; keysWidth: number; width: number }) {
   return (
-    <Box flexDirection="column" width={width} paddingRight={2}>
-      {entries.map((e) => (
-        <Text key={e.keys} wrap="truncate-end">
-          <Text color="cyan">{e.keys.padEnd(keysWidth)}</Text>
-          {`  ${e.what}`}
+    <Box flexDirection="column" width={width} paddingRight={HELP_GAP} flexShrink={1}>
+      {entries.map((e, i) => (
+        <Text key={i} wrap="truncate-end">
+          <Text color="cyan">{e.keys + ' '.repeat(Math.max(0, keysWidth - cellWidth(e.keys)))}</Text>
+          {`${' '.repeat(HELP_GAP)}${e.what}`}
         </Text>
       ))}
     </Box>

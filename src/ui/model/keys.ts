@@ -2,6 +2,8 @@
 // commands and act on them; the help screen is written from the same tables. The operator's
 // keys (marks, move, restore, export, archive) are in ops-keys.ts.
 import { opsCommandFor, opsHelp, type OpsCommand } from './ops-keys.js';
+import { cellWidth } from '../../text/width.js';
+import { wrapRows } from './body-view.js';
 
 /** The parts of a key press top looks at (ink's Key has all of these). */
 export interface KeyPress {
@@ -239,11 +241,71 @@ function sortKeyHelp(keys: readonly { readonly key: string; readonly title: stri
  * The help's entries in columns of at most `rows` lines: one column when they fit, else
  * as many as it takes (every key stays on screen; long explanations are cut instead).
  */
-export function helpColumns(entries: readonly HelpEntry[], rows: number): HelpEntry[][] {
-  const count = Math.ceil(entries.length / Math.max(1, rows));
+export function helpColumns(
+  entries: readonly HelpEntry[],
+  rows: number,
+  count = Math.ceil(entries.length / Math.max(1, rows)),
+): HelpEntry[][] {
   // Balanced: 17 entries in 15 lines are two columns of 9 and 8, not 15 and 2.
   const perColumn = Math.max(1, Math.ceil(entries.length / Math.max(1, count)));
   const columns: HelpEntry[][] = [];
   for (let i = 0; i < entries.length; i += perColumn) columns.push(entries.slice(i, i + perColumn));
   return columns;
+}
+
+/** The gap between an entry's keys and its words, and between two columns. */
+export const HELP_GAP = 2;
+
+/** Cells a column of the help takes with every entry whole: its keys padded alike, the gap, the words, the gap to the next. */
+export function helpColumnWidth(column: readonly HelpEntry[]): number {
+  const keys = Math.max(0, ...column.map((e) => cellWidth(e.keys)));
+  return keys + HELP_GAP + Math.max(0, ...column.map((e) => cellWidth(e.what))) + HELP_GAP;
+}
+
+export interface HelpLayout {
+  readonly columns: readonly (readonly HelpEntry[])[];
+  /** Lines the longest column takes; more than the screen's rows: the help scrolls. */
+  readonly lines: number;
+}
+
+/**
+ * The help in `rows` lines of `width` cells: as many columns as it takes to show every entry
+ * at once, unless they would not fit side by side with every entry whole; then fewer
+ * columns, as many as fit (at least one), taller than the screen, and the help scrolls.
+ * No entry's words are cut for the sake of a column (on a terminal narrower than one entry,
+ * the line itself is cut).
+ */
+export function helpLayout(entries: readonly HelpEntry[], rows: number, width: number): HelpLayout {
+  let count = Math.max(1, Math.ceil(entries.length / Math.max(1, rows)));
+  let columns = helpColumns(entries, rows, count);
+  while (count > 1 && columns.reduce((sum, c) => sum + helpColumnWidth(c), 0) - HELP_GAP > width) {
+    count -= 1;
+    columns = helpColumns(entries, rows, count);
+  }
+  if (count === 1 && helpColumnWidth(entries) - HELP_GAP > width) {
+    // One column, still too wide: the words of the long entries go on over more lines.
+    const keys = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
+    const room = Math.max(10, width - keys - 2 * HELP_GAP);
+    columns = [entries.flatMap((e) => wrapWords(e.what, room).map((what, i) => ({ keys: i === 0 ? e.keys : '', what })))];
+  }
+  return { columns, lines: Math.max(0, ...columns.map((c) => c.length)) };
+}
+
+/** Words in lines of at most `width` cells, broken at spaces (a longer word is cut into rows). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const joined = line === '' ? word : `${line} ${word}`;
+    if (cellWidth(joined) <= width) {
+      line = joined;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    const rows = wrapRows(word, width);
+    line = rows.pop() ?? '';
+    lines.push(...rows);
+  }
+  lines.push(line);
+  return lines;
 }
