@@ -3,7 +3,7 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type CommandModule } from 'yargs';
-import { flagOf } from './commands/args.js';
+import { flagOf, refuseRepeated } from './commands/args.js';
 import { commands, subcommands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
@@ -61,6 +61,15 @@ function namesNoCommand(words: readonly string[]): boolean {
   return subs !== undefined && !words.slice(at + 1).some((w) => subs.has(w));
 }
 
+/** A boolean option (or an alias of one) takes no value from the next word. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
+function takesNoValue(y: Argv<any>, name: string): boolean {
+  // getOptions() is yargs' own, left out of its types.
+  const { boolean, alias } = (y as unknown as { getOptions(): { boolean: string[]; alias: Record<string, string[]> } }).getOptions();
+  const names = new Set([name, ...(alias[name] ?? []), ...Object.keys(alias).filter((k) => alias[k]!.includes(name))]);
+  return boolean.some((b) => names.has(b)) || name === 'help' || name === 'h' || name === 'version';
+}
+
 export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
   // The first word that names a command (the first word that is no option may be an option's value).
   const command = argv.find((a) => commandNames.has(a));
@@ -79,6 +88,7 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
     // Before validation, so that choices and checks see the words given after '--'.
     .middleware((args) => {
       operands.restoreArgv(args);
+      refuseRepeated(args);
     }, true)
     .fail((message, error) => {
       // yargs-parser's words for an option given no value (`smq peek q --limit`, or `--limit -- 2`:
@@ -87,6 +97,14 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
       if (valueless) throw usageError(`${flagOf(valueless[1]!)} needs a value`, `see '${helpFor}'`);
       if (error) throw error;
       const text = operands.restore(oneLine(message ?? 'invalid arguments'));
+      // `smq --url receive orders`: the option took the command's name as its value.
+      const taker = command === undefined ? undefined : argv[argv.indexOf(command) - 1];
+      if (taker !== undefined && /^--?[^-=][^=]*$/.test(taker) && !takesNoValue(parser, taker.replace(/^-+/, ''))) {
+        throw usageError(
+          `${taker} took '${command}' as its value`,
+          `give ${taker} its value, or put it after the command: see '${helpFor}'`,
+        );
+      }
       // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.
       const unknown = /^Did you mean (\S+)\?$/.exec(text);
       if (unknown) throw usageError(`unknown command: did you mean ${unknown[1]}?`, `see '${helpFor}'`);

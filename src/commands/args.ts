@@ -1,6 +1,6 @@
 // Turning command-line text into checked values. Every failure is an invalid-input
 // error (exit 2) that names the option and says what is expected.
-import { invalidInput } from '../errors.js';
+import { invalidInput, usageError } from '../errors.js';
 import type { MessageId } from '../backends/types.js';
 import { parseMessageId } from '../text/ids.js';
 
@@ -18,6 +18,20 @@ export function messageIdArg(text: string, what = 'message id'): MessageId {
 
 /** How an option is written on the command line: -n, --qty. */
 export const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
+
+/** Lists by design: --header, tester's --topic / --bind / --fault, top's --url / --sqlite (elsewhere backends/target.ts refuses them), delete's ids. */
+const REPEATABLE = new Set(['_', '$0', 'header', 'topic', 'bind', 'fault', 'url', 'sqlite', 'ids']);
+
+/**
+ * An option given twice reaches a command as a list of both values (yargs), where it would be
+ * judged as one (`--limit 2 --limit 3`: "--limit must be a whole number"): say what is wrong.
+ * The name is the long one (`-n 3 --limit 2` is --limit given twice); camelCase copies are skipped.
+ */
+export function refuseRepeated(argv: Record<string, unknown>): void {
+  const repeated = Object.keys(argv).filter((k) => Array.isArray(argv[k]) && !REPEATABLE.has(k) && !/[A-Z]/.test(k));
+  const name = repeated.find((k) => k.length > 1) ?? repeated[0];
+  if (name !== undefined) throw usageError(`${flagOf(name)} given more than once`, 'pass it once');
+}
 
 function checkInteger(name: string, value: unknown, min: number, example: string): number {
   const n = typeof value === 'number' ? value : Number.NaN;

@@ -466,6 +466,52 @@ describe('the command line itself', () => {
     expect(r.stderr).toBe("smq: --limit needs a value: see 'smq peek --help'\n");
   });
 
+  test('an option given twice is refused by name, not judged on a list of its values', async () => {
+    const sqlite = ['--sqlite', join(tmp, 'twice.sqlite')];
+    for (const [args, line] of [
+      // yargs made [2, 3] of it: "--limit must be a whole number of 1 or more" sent the user looking at 2 and 3.
+      [['peek', 'q', '--limit', '2', '--limit', '3'], 'smq: --limit given more than once: pass it once\n'],
+      [['peek', 'q', '-n', '3', '--limit', '2'], 'smq: --limit given more than once: pass it once\n'],
+      [['tester', '--senders', '2', '--senders', '3'], 'smq: --senders given more than once: pass it once\n'],
+    ] as const) {
+      const r = await runCli([...args, ...sqlite]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe(line);
+    }
+    // Options that are lists by design are still taken more than once.
+    for (const args of [
+      [
+        'tester',
+        '--topic',
+        'k',
+        '--bind',
+        'a=q1',
+        '--bind',
+        'b=q2',
+        '--fault',
+        'terminate@1s',
+        '--fault',
+        'terminate@2s',
+        '--duration',
+        'x',
+      ],
+      ['send', 'q', '{}', '--header', 'a=1', '--header', 'b=2'],
+      ['delete', 'q', '1', '2', '--yes'],
+    ]) {
+      const r = await runCli([...args, ...sqlite]);
+      expect(r.stderr, args.join(' ')).not.toContain('more than once');
+    }
+  });
+
+  test("a command word taken as an option's value: the line says so", async () => {
+    // `smq --url receive orders --vt 300`: --url took "receive", and yargs said "Unknown arguments: vt, orders".
+    const r = await runCli(['--sqlite', 'receive', 'orders', '--vt', '300']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "smq: --sqlite took 'receive' as its value: give --sqlite its value, or put it after the command: see 'smq receive --help'\n",
+    );
+  });
+
   test('smq help <command> is smq <command> --help; smq help is smq --help', async () => {
     expect(ok(await runCli(['help', 'peek'])).stdout).toBe(ok(await runCli(['peek', '--help'])).stdout);
     expect(ok(await runCli(['help'])).stdout).toBe(ok(await runCli(['--help'])).stdout);
