@@ -398,6 +398,26 @@ describe('refresh loop', () => {
     expect(t.frame()).not.toContain('Keys (queue list)');
   });
 
+  test('a short terminal: the frame fits, the header gives way line by line, the list and the keys stay', async () => {
+    for (const rows of [6, 7, 8, 9, 10, 12]) {
+      const t = await renderTop(pgmq(), { timers: vi, size: { columns: 100, rows } });
+      h = t;
+      const frame = t.frame();
+      const lines = frame.split('\n');
+      // One line below the frame stays free (see TopApp): more would scroll the first off.
+      expect(lines.length, `${rows} rows:\n${frame}`).toBeLessThanOrEqual(rows - 1);
+      expect(frame, `${rows} rows`).toMatch(/› emails/);
+      expect(lines.at(-1), `${rows} rows`).toContain('q quit');
+      if (rows >= 7) expect(frame, `${rows} rows`).toContain('every 2s');
+      if (rows >= 8) expect(frame, `${rows} rows`).toContain('health:');
+      if (rows >= 9) expect(frame, `${rows} rows`).toContain('smq top');
+      // The lines it has go to queues: a screen of 12 rows shows all three.
+      if (rows >= 12) expect(frame).toMatch(/orders[\s\S]*payments|payments[\s\S]*orders/);
+      t.unmount();
+      h = undefined;
+    }
+  });
+
   test('? shows the keys; Esc closes', async () => {
     h = await renderTop(pgmq(), { timers: vi });
     await h.press('?');

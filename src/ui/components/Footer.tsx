@@ -9,8 +9,6 @@ export interface Status {
   readonly tone: 'info' | 'ok' | 'error';
 }
 
-export const FOOTER_LINES = 2;
-
 export interface FooterProps {
   /** A prompt (confirmation, text input) replaces the status line. */
   readonly prompt: ReactNode | undefined;

@@ -1,5 +1,6 @@
 // The top lines: what we are connected to, refresh state, totals, health, and the outage
 // (or, while there is none, the standbys and their lag).
+import { Fragment, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import type { BackendKind, ServerInfo } from '../../backends/types.js';
 import { escapeControl } from '../../text/escape.js';
@@ -7,6 +8,7 @@ import { counted, formatAge, formatClock, formatCount, formatInterval, formatRat
 import type { MonitorState } from '../model/monitor.js';
 import type { Rate } from '../model/rates.js';
 import type { Totals } from '../model/rows.js';
+import { HEADER_ORDER, type HeaderLine } from '../model/layout.js';
 
 export interface HeaderProps {
   readonly kind: BackendKind;
@@ -26,9 +28,9 @@ export interface HeaderProps {
   readonly hasHealth: boolean;
   /** The current context, when top has several stores (`:` switches). */
   readonly context?: string | undefined;
+  /** The lines there is room for (model/layout.ts); all four when omitted. */
+  readonly lines?: readonly HeaderLine[] | undefined;
 }
-
-export const HEADER_LINES = 4;
 
 export function Header(p: HeaderProps) {
   const server = p.info
@@ -46,8 +48,8 @@ export function Header(p: HeaderProps) {
       ? ` · refreshing for ${formatAge((p.now - p.refreshingSince) / 1000)}`
       : '';
   const outage = p.monitor.outage;
-  return (
-    <Box flexDirection="column">
+  const line: Record<HeaderLine, ReactNode> = {
+    title: (
       <Text wrap="truncate-end">
         <Text bold color="cyan">
           smq top
@@ -66,6 +68,8 @@ export function Header(p: HeaderProps) {
         ) : null}
         {` ${p.kind} · ${escapeControl(p.connection)} · ${server}`}
       </Text>
+    ),
+    summary: (
       <Text wrap="truncate-end">
         {`${refresh} · last ${last}${slow} · ${counted(t.queues, 'queue')} · ready ${formatCount(t.ready, est)} · in flight ${formatCount(
           t.inFlight,
@@ -75,18 +79,25 @@ export function Header(p: HeaderProps) {
           p.rates.approximate,
         )}/s · out ${formatRate(p.rates.outPerSec, p.rates.approximate)}/s`}
       </Text>
-      <HealthLine monitor={p.monitor} hasHealth={p.hasHealth} />
-      {outage ? (
-        <Text color="red" bold wrap="truncate-end">
-          {`DATABASE UNREACHABLE since ${formatClock(new Date(outage.since))} · ${outage.failures} failed ${
-            outage.failures === 1 ? 'attempt' : 'attempts'
-          }, retrying · data from ${last} · ${outage.message}`}
-        </Text>
-      ) : p.monitor.health?.replication ? (
-        <Text wrap="truncate-end">{escapeControl(p.monitor.health.replication)}</Text>
-      ) : (
-        <Text> </Text>
-      )}
+    ),
+    health: <HealthLine monitor={p.monitor} hasHealth={p.hasHealth} />,
+    alert: outage ? (
+      <Text color="red" bold wrap="truncate-end">
+        {`DATABASE UNREACHABLE since ${formatClock(new Date(outage.since))} · ${outage.failures} failed ${
+          outage.failures === 1 ? 'attempt' : 'attempts'
+        }, retrying · data from ${last} · ${outage.message}`}
+      </Text>
+    ) : p.monitor.health?.replication ? (
+      <Text wrap="truncate-end">{escapeControl(p.monitor.health.replication)}</Text>
+    ) : (
+      <Text> </Text>
+    ),
+  };
+  return (
+    <Box flexDirection="column">
+      {(p.lines ?? HEADER_ORDER).map((l) => (
+        <Fragment key={l}>{line[l]}</Fragment>
+      ))}
     </Box>
   );
 }

@@ -22,10 +22,11 @@ import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
 import { useTenantBackends } from '../hooks/useTenantBackends.js';
 import { useTerminalSize, type TerminalSize } from '../hooks/useTerminalSize.js';
-import { Footer, FOOTER_LINES } from './Footer.js';
+import { Footer } from './Footer.js';
 import { useNotice } from '../hooks/useNotice.js';
 import { footerHints } from '../model/footer-hints.js';
-import { Header, HEADER_LINES } from './Header.js';
+import { Header } from './Header.js';
+import { topLayout } from '../model/layout.js';
 import { ModalPrompt } from './Prompts.js';
 import { TopScreens, type ScreenCommon } from './TopScreens.js';
 import { useSearch } from '../hooks/useSearch.js';
@@ -76,9 +77,10 @@ export function TopApp(props: TopAppProps) {
   const [status, say] = useNotice();
   const picker = useContextPicker(props.contexts, say);
 
-  const bodyHeight = Math.max(3, size.rows - 1 - HEADER_LINES - FOOTER_LINES);
   const monitor = useQueueMonitor(backend, { intervalMs, paused, exactThreshold: props.exactThreshold });
   const { state } = monitor;
+  const layout = topLayout(size.rows, state.outage ? 'outage' : state.health?.replication ? 'replication' : undefined);
+  const { bodyHeight } = layout;
   const tenants = useTenantBackends(backend, props.backendForTenant);
   const actions = useQueueActions({
     readOnly,
@@ -176,6 +178,7 @@ export function TopApp(props: TopAppProps) {
         now={now}
         hasHealth={typeof backend.health === 'function'}
         context={props.contexts?.current}
+        lines={layout.header}
       />
       <TopScreens
         common={common}
