@@ -15,7 +15,7 @@ const NO_GROUP = '(no group)';
 
 const groupTable: TableView<GroupStats> = {
   columns: [
-    { header: 'GROUP', maxWidth: 60 },
+    { header: 'GROUP', maxWidth: 60, names: true },
     { header: 'READY', align: 'right' },
     { header: 'IN FLIGHT', align: 'right' },
     { header: 'DELAYED', align: 'right' },

@@ -21,7 +21,7 @@ const DEFAULT_THROTTLE_MS = 250;
 const MAX_THROTTLE_MS = 2_147_483_647;
 
 const settingTable: TableView<NotifyInsertSetting> = {
-  columns: [{ header: 'QUEUE' }, { header: 'THROTTLE', align: 'right' }, { header: 'LAST NOTIFIED' }, { header: 'CHANNEL' }],
+  columns: [{ header: 'QUEUE', names: true }, { header: 'THROTTLE', align: 'right' }, { header: 'LAST NOTIFIED' }, { header: 'CHANNEL' }],
   row: (n) => [n.queue, `${n.throttleMs} ms`, n.lastNotifiedAt ? shortTime(n.lastNotifiedAt) : '-', n.channel],
 };
 

@@ -6,7 +6,10 @@ import type { Printer } from '../output/printer.js';
 import type { TableView } from '../output/records.js';
 
 const deliveryTable: TableView<TopicDelivery> = {
-  columns: [{ header: 'QUEUE' }, { header: 'ID', align: 'right' }],
+  columns: [
+    { header: 'QUEUE', names: true },
+    { header: 'ID', align: 'right' },
+  ],
   row: (d) => [d.queue, d.id.toString()],
 };
 

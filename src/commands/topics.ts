@@ -13,7 +13,7 @@ interface BindArgs extends GlobalArgs {
 }
 
 const bindingTable: TableView<TopicBinding> = {
-  columns: [{ header: 'PATTERN' }, { header: 'QUEUE' }, { header: 'BOUND AT' }],
+  columns: [{ header: 'PATTERN' }, { header: 'QUEUE', names: true }, { header: 'BOUND AT' }],
   row: (b) => [b.pattern, b.queue, shortTime(b.boundAt)],
 };
 

@@ -158,7 +158,7 @@ export interface QueueViewOptions {
 export function queueTable(options: QueueViewOptions): TableView<QueueStats> {
   const count = (n: number | undefined, estimated: boolean) => (n === undefined ? '-' : `${estimated ? '~' : ''}${n}`);
   const columns: TableColumn[] = [
-    { header: 'QUEUE' },
+    { header: 'QUEUE', names: true },
     ...(options.tenant ? [{ header: 'TENANT', align: 'right' as const }] : []),
     { header: 'READY', align: 'right' },
     { header: 'IN FLIGHT', align: 'right' },

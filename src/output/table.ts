@@ -1,6 +1,6 @@
 // A tiny aligned-column formatter. Cells are escaped here, so callers can pass raw text
 // from messages and queue names.
-import { escapeControl } from '../text/escape.js';
+import { escapeControl, escapeName } from '../text/escape.js';
 import { cellWidth, cutToCells } from '../text/width.js';
 
 export type Align = 'left' | 'right';
@@ -10,6 +10,8 @@ export interface TableColumn {
   readonly align?: Align;
   /** Cells wider than this (display columns, after escaping) are cut, ending with …. */
   readonly maxWidth?: number;
+  /** A column of names (queues, groups): escaped with escapeName, backslashes doubled, so no two look the same. */
+  readonly names?: boolean;
 }
 
 /**
@@ -47,7 +49,7 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
   // would otherwise be measured cluster by cluster, whole).
   const lastCap = Math.max(options.maxWidth ?? PIPED_LAST_COLUMN_WIDTH, 20);
   const fit = (text: string, column: TableColumn | undefined, i: number) => {
-    const escaped = escapeControl(text);
+    const escaped = column?.names ? escapeName(text) : escapeControl(text);
     const cap = i === last ? Math.min(column?.maxWidth ?? lastCap, lastCap) : column?.maxWidth;
     return cap === undefined ? escaped : truncate(escaped, cap);
   };

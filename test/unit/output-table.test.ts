@@ -84,3 +84,32 @@ test('queue tables write ages as top does (one age format, issue 14)', () => {
   expect(ages(600, 185)).toEqual(['10m00s', '3m05s']);
   expect(ages(3 * 3600, 5 * 86400)).toEqual(['3h00m', '5d00h']);
 });
+
+test('smq queues: a name holding a real ESC, U+200B or U+202E and one holding the escape as text are written differently', () => {
+  const view = queueTable({ failed: false, archived: false, tenant: false });
+  const stats = (name: string) => ({
+    name,
+    ready: 0,
+    inFlight: 0,
+    delayed: 0,
+    total: 0,
+    estimated: false,
+    oldestAgeSec: null,
+    newestAgeSec: null,
+  });
+  const names = (out: string) =>
+    out
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(/\s+/)[0]);
+  const pairs = [
+    ['ev\u001b[2Jil', 'ev\\e[2Jil', 'ev\\e[2Jil', 'ev\\\\e[2Jil'],
+    ['zw\u200bq', 'zw\\u{200b}q', 'zw\\u{200b}q', 'zw\\\\u{200b}q'],
+    ['ab\u202ecd', 'ab\\u{202e}cd', 'ab\\u{202e}cd', 'ab\\\\u{202e}cd'],
+  ];
+  for (const [real, literal, realShown, literalShown] of pairs) {
+    const out = renderTable(view.columns, [stats(real!), stats(literal!)].map(view.row));
+    expect(names(out)).toEqual([realShown, literalShown]);
+  }
+});

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { escapeControl, escapeControlKeepNewlines } from '../../src/text/escape.js';
+import { escapeControl, escapeControlKeepNewlines, escapeName, readShownName } from '../../src/text/escape.js';
 
 describe('escapeControl', () => {
   test.each([
@@ -78,5 +78,60 @@ describe('escapeControl', () => {
 
   test('keeps newlines when asked', () => {
     expect(escapeControlKeepNewlines('a\n\u001b[2Jb')).toBe('a\n\\e[2Jb');
+  });
+});
+
+// Names (queues, groups, tables) are what an operator tells apart and types back: a backslash
+// in one is doubled, so a name holding a real ESC and one holding the text `\e` differ.
+describe('escapeName', () => {
+  test.each([
+    ['orders', 'orders'],
+    ['ev\u001b[2Jil', 'ev\\e[2Jil'],
+    ['ev\\e[2Jil', 'ev\\\\e[2Jil'],
+    ['zw\u200bq', 'zw\\u{200b}q'],
+    ['zw\\u{200b}q', 'zw\\\\u{200b}q'],
+    ['ab\u202ecd', 'ab\\u{202e}cd'],
+    ['ab\\u{202e}cd', 'ab\\\\u{202e}cd'],
+    ['C:\\x\\\\y', 'C:\\\\x\\\\\\\\y'],
+    ['a 👨\u200d👩 ❤️ b', 'a 👨\u200d👩 ❤️ b'],
+  ])('%j -> %j', (input, expected) => {
+    expect(escapeName(input)).toBe(expected);
+  });
+
+  test('two different names never look the same (escapeControl alone made these pairs equal)', () => {
+    const pairs = [
+      ['ev\u001b[2Jil', 'ev\\e[2Jil'],
+      ['zw\u200bq', 'zw\\u{200b}q'],
+      ['ab\u202ecd', 'ab\\u{202e}cd'],
+      ['a\tb', 'a\\tb'],
+      ['x\u009b', 'x\\u{9b}'],
+    ];
+    for (const [real, literal] of pairs) {
+      expect(escapeControl(real!)).toBe(escapeControl(literal!));
+      expect(escapeName(real!)).not.toBe(escapeName(literal!));
+    }
+  });
+
+  test('readShownName reads a name as escapeName writes it, back to the name', () => {
+    for (const name of [
+      'orders',
+      'ev\u001b[2Jil',
+      'ev\\e[2Jil',
+      'zw\u200bq',
+      'zw\\u{200b}q',
+      'a\\\\b\\',
+      'x\u{e0041}\r\n\t',
+      'a 👨\u200d👩 b',
+    ]) {
+      expect(readShownName(escapeName(name))).toBe(name);
+    }
+    // What a paste may bring raw: an invisible character is the character itself.
+    expect(readShownName('zw\u200bq')).toBe('zw\u200bq');
+  });
+
+  test('readShownName refuses a backslash that starts no escape (the list never shows one)', () => {
+    for (const typed of ['a\\b', 'a\\', 'a\\u{', 'a\\u{zz}', 'a\\u{110000}', 'a\\u200b']) {
+      expect(readShownName(typed), typed).toBeUndefined();
+    }
   });
 });

@@ -4,7 +4,7 @@
 import { useState, type Dispatch, type SetStateAction } from 'react';
 import type { Capabilities, Message } from '../../backends/types.js';
 import { lacking } from '../../backends/index.js';
-import { escapeControl } from '../../text/escape.js';
+import { escapeControl, escapeName } from '../../text/escape.js';
 import { parseMessageId } from '../../text/ids.js';
 import { formatInterval } from '../model/format.js';
 import { stepInterval } from '../model/interval.js';
@@ -158,7 +158,7 @@ export function useCommandDispatch(o: CommandDispatchOptions): CommandDispatch {
   // A binding's queue, from the list's rows (a queue the list does not have cannot be opened).
   const openBoundQueue = (name: string) => {
     const row = rowNamed(list.allRows, name);
-    if (!row) return say(`queue ${escapeControl(name)} is not in the list`, 'error');
+    if (!row) return say(`queue ${escapeName(name)} is not in the list`, 'error');
     void openQueue(queueRefOf(row, list.showTenant));
   };
   const jump = (text: string) => {

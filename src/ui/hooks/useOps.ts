@@ -5,14 +5,14 @@
 // view starts without any.
 import { useState } from 'react';
 import type { Backend, BulkAction, Message, MessageSelection, MessageSource } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
+import { escapeControl, escapeName } from '../../text/escape.js';
 import { exportMessages, defaultExportPath, exportFileExists, exportPathOf } from '../export-ndjson.js';
 import { counted } from '../model/format.js';
 import { filterCounted, isMarked, marksText, NO_MARKS, selectionOf, selectionWords, toggleMark, type Marks } from '../model/marks.js';
 import { errorText } from '../model/monitor.js';
 import type { OpsCommand } from '../model/ops-keys.js';
 import type { StateFilter } from '../model/paging.js';
-import type { QueueRef } from '../model/queue-ref.js';
+import { typedQueueName, type QueueRef } from '../model/queue-ref.js';
 import type { ScreenEntry } from '../model/navigation.js';
 import type { Say } from './useQueueActions.js';
 
@@ -176,12 +176,15 @@ export function useOps(o: OpsOptions): Ops {
         initial: '',
         hint: 'Enter moves · Esc cancels',
         onSubmit: (typed) => {
-          const target = typed.trim();
-          if (target === '') return say('move cancelled: no queue named', 'error');
-          void run(`move ${s.words} to ${escapeControl(target)}`, ctx, async (b) => {
+          if (typed.trim() === '') return say('move cancelled: no queue named', 'error');
+          // Read as the list writes names: `ev\\e` is the queue shown so, not the one shown `ev\e`.
+          const read = typedQueueName(typed.trim());
+          if ('problem' in read) return say(`move cancelled: ${read.problem}`, 'error');
+          const target = read.name;
+          void run(`move ${s.words} to ${escapeName(target)}`, ctx, async (b) => {
             const moved = await b.moveMessages!(ctx.queue.rawName, target, s.sel, ctx.source);
             setMarks(ctx, NO_MARKS);
-            return `moved ${counted(moved, 'message')} from ${ctx.queue.label} to ${escapeControl(target)}${shortfall(moved, s.n)}`;
+            return `moved ${counted(moved, 'message')} from ${ctx.queue.label} to ${escapeName(target)}${shortfall(moved, s.n)}`;
           });
         },
       });

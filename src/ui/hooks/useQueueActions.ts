@@ -2,13 +2,12 @@
 // backend, says how it went, and reloads what is on screen. One action at a time.
 import { useState } from 'react';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
 import type { Action } from '../model/keys.js';
 import { counted } from '../model/format.js';
 import { previewBody } from '../model/send-preview.js';
 import { errorText } from '../model/monitor.js';
 import { ACTION_WORDS, type Modal, type NavigationEvent } from '../model/navigation.js';
-import type { QueueRef } from '../model/queue-ref.js';
+import { typedNameIs, type QueueRef } from '../model/queue-ref.js';
 import type { Status } from '../components/Footer.js';
 
 export type Say = (text: string, tone?: Status['tone']) => void;
@@ -101,8 +100,8 @@ export function useQueueActions(o: QueueActionsOptions): QueueActions {
   };
 
   const purge: QueueActions['purge'] = (q, typed) => {
-    // The name as the backend knows it, or as shown (escaped, decoded): never the label.
-    if (typed !== q.rawName && escapeControl(typed) !== q.name) return say('purge cancelled: the name did not match', 'error');
+    // The name as shown (escaped, decoded) or as the backend knows it, never the label.
+    if (!typedNameIs(typed, q)) return say('purge cancelled: the name did not match', 'error');
     void run(`purge ${q.label}`, q, async (b) => `purged ${counted(await b.purgeQueue(q.rawName), 'message')} from ${q.label}`);
   };
 

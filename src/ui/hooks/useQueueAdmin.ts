@@ -5,10 +5,10 @@
 // Both are refused in read-only mode with one line. The prompts are OpsPrompt's.
 import { useState } from 'react';
 import type { Backend } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
+import { escapeName } from '../../text/escape.js';
 import { errorText } from '../model/monitor.js';
 import { createProblem, dropNeedsName, dropQuestion } from '../model/queue-admin.js';
-import type { QueueRef } from '../model/queue-ref.js';
+import { typedNameIs, type QueueRef } from '../model/queue-ref.js';
 import type { OpsModal } from './useOps.js';
 import type { Say } from './useQueueActions.js';
 
@@ -63,7 +63,8 @@ export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
       onSubmit: (name) => {
         const problem = createProblem(o.backend.kind, name);
         if (problem) return say(problem, 'error');
-        const shown = JSON.stringify(escapeControl(name));
+        // As the list will write it (JSON.stringify would double its backslashes again).
+        const shown = `"${escapeName(name)}"`;
         void run(`create ${shown}`, async () =>
           (await o.backend.createQueue(name)) ? `created queue ${shown}` : `queue ${shown} already exists`,
         );
@@ -89,9 +90,8 @@ export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
           label: question,
           initial: '',
           hint: 'Esc cancels',
-          // The name as the backend knows it, or as shown (escaped): never the label with its tenant.
-          onSubmit: (typed) =>
-            typed === queue.rawName || escapeControl(typed) === queue.name ? act() : say('drop cancelled: the name did not match', 'error'),
+          // The name as shown (escaped) or as the backend knows it: never the label with its tenant.
+          onSubmit: (typed) => (typedNameIs(typed, queue) ? act() : say('drop cancelled: the name did not match', 'error')),
         });
       } catch (e) {
         say(`cannot drop ${queue.label}: ${errorText(e)}`, 'error');

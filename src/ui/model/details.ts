@@ -1,7 +1,7 @@
 // The lines of a queue's details (`i` on the queue list): how it is stored, as the store tells
 // it (Backend.queueDetails). Pure.
 import type { QueueDetails, TableDetails } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
+import { escapeName } from '../../text/escape.js';
 import { formatAge, formatTimestamp } from './format.js';
 import type { Hint } from './hints.js';
 
@@ -24,13 +24,13 @@ const pad = (label: string) => label.padEnd(18);
 function tableLines(t: TableDetails, now: number): string[] {
   const count = (n: number | null) => (n === null ? '-' : n.toLocaleString('en-US'));
   return [
-    `${t.role === 'queue' ? 'queue table' : 'archive table'}  ${escapeControl(t.name)}`,
+    `${t.role === 'queue' ? 'queue table' : 'archive table'}  ${escapeName(t.name)}`,
     `  ${pad('size')}${formatBytes(t.tableBytes)} table · ${formatBytes(t.indexBytes)} indexes`,
     `  ${pad('tuples')}${count(t.liveTuples)} live · ${count(t.deadTuples)} dead`,
     `  ${pad('last autovacuum')}${ago(t.lastAutovacuum, now)}`,
     `  ${pad('last vacuum')}${ago(t.lastVacuum, now)}`,
     `  ${pad('last autoanalyze')}${ago(t.lastAutoanalyze, now)}`,
-    `  ${pad('indexes')}${t.indexes.length === 0 ? 'none' : t.indexes.map(escapeControl).join(', ')}`,
+    `  ${pad('indexes')}${t.indexes.length === 0 ? 'none' : t.indexes.map(escapeName).join(', ')}`,
   ];
 }
 
@@ -42,7 +42,7 @@ export function detailsLines(d: QueueDetails, now: number): string[] {
     lines.push(`${pad('insert notify')}${d.notifyThrottleMs === null ? 'off' : `on, at most one per ${d.notifyThrottleMs} ms`}`);
   }
   if (d.fifoIndex !== undefined)
-    lines.push(`${pad('FIFO index')}${d.fifoIndex === null ? 'none (pgmq.create_fifo_index makes one)' : escapeControl(d.fifoIndex)}`);
+    lines.push(`${pad('FIFO index')}${d.fifoIndex === null ? 'none (pgmq.create_fifo_index makes one)' : escapeName(d.fifoIndex)}`);
   if (d.visibilityTimeoutSec !== undefined) lines.push(`${pad('visibility')}${formatAge(d.visibilityTimeoutSec)}`);
   if (d.maxRetries !== undefined) lines.push(`${pad('max retries')}${d.maxRetries}`);
   if (d.rateLimit !== undefined) lines.push(`${pad('rate limit')}${d.rateLimit > 0 ? `${d.rateLimit}/s` : 'none'}`);

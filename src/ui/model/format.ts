@@ -1,6 +1,6 @@
 // How numbers, ages, times and message text are written on screen. Every string that
 // came from the database goes through escapeControl here or in the component.
-import { escapeControl } from '../../text/escape.js';
+import { escapeControl, escapeName } from '../../text/escape.js';
 import { firstClusters, fitCells } from '../../text/width.js';
 import type { Message } from '../../backends/types.js';
 import { bodyLines } from './pretty.js';
@@ -116,9 +116,12 @@ export function headerLines(headers: Message['headers']): string[] {
   return Object.entries(headers).map(([k, v]) => `${escapeControl(k)}: ${escapeControl(headerValue(v))}`);
 }
 
-/** Names are escaped before they are padded or cut, so widths count what is really shown. */
+/**
+ * Names are escaped before they are padded or cut, so widths count what is really shown; a
+ * backslash in them is doubled, so that no two names look the same (text/escape.ts).
+ */
 export function displayName(name: string): string {
-  return escapeControl(name);
+  return escapeName(name);
 }
 
 /** Exactly `width` terminal cells (emoji, CJK and combining marks measured as a terminal draws them), cut with an ellipsis. */

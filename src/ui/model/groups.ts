@@ -3,7 +3,7 @@
 // its head is in flight (blocked); a head that keeps coming back (read again and again, each
 // time past its visibility timeout) is the poison message of head-of-line blocking (stalled).
 import type { GroupStats } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
+import { escapeName } from '../../text/escape.js';
 import { formatAge, formatCount, formatVisibleIn } from './format.js';
 import type { TableColumn } from './table.js';
 import type { Tone } from './tones.js';
@@ -34,7 +34,7 @@ export function groupRows(groups: readonly GroupStats[]): GroupRow[] {
     ...g,
     key: g.group === null ? '\u0000none' : `g:${g.group}`,
     state: groupState(g),
-    label: g.group === null ? NO_GROUP_LABEL : escapeControl(g.group),
+    label: g.group === null ? NO_GROUP_LABEL : escapeName(g.group),
   }));
 }
 

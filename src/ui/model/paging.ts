@@ -4,7 +4,7 @@
 // from the start of the queue: counted while paging, and asked of the store (one count
 // over the id index) after a jump or a trip to the end.
 import type { Message, MessageId, MessageState, PeekOptions } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
+import { escapeName } from '../../text/escape.js';
 
 export type MessageOrder = 'oldest' | 'newest';
 export type StateFilter = MessageState | 'all';
@@ -191,5 +191,5 @@ export function emptyText(p: PagingState, stateWord: string | undefined): string
 
 /** A FIFO group as the screens name it: its name (escaped) or the group-less lane. */
 export function groupLabel(group: string | null): string {
-  return group === null ? 'the group-less lane' : `group ${escapeControl(group)}`;
+  return group === null ? 'the group-less lane' : `group ${escapeName(group)}`;
 }

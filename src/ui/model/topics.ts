@@ -1,7 +1,7 @@
 // The topics view: every topic binding (pattern → queue, bound at), and what a routing key
 // tested at its prompt reaches (pgmq's test_routing: the bindings whose pattern matches).
 import type { TopicBinding } from '../../backends/types.js';
-import { escapeControl } from '../../text/escape.js';
+import { escapeControl, escapeName } from '../../text/escape.js';
 import { formatAge, formatTimestamp } from './format.js';
 import type { TableColumn } from './table.js';
 
@@ -36,7 +36,7 @@ export function routingLine(test: RoutingTest): string {
   if (queues.length === 0) return `key ${key} reaches no queue: a topic send with it would store nothing`;
   const patterns = [...new Set(test.matches.map((m) => m.pattern))].map(escapeControl);
   const noun = queues.length === 1 ? 'queue' : 'queues';
-  return `key ${key} reaches ${queues.length} ${noun}: ${queues.map(escapeControl).join(', ')} (via ${patterns.join(', ')})`;
+  return `key ${key} reaches ${queues.length} ${noun}: ${queues.map(escapeName).join(', ')} (via ${patterns.join(', ')})`;
 }
 
 export function bindingColumns(now: number, tested: boolean): TableColumn<BindingRow>[] {
@@ -60,7 +60,7 @@ export function bindingColumns(now: number, tested: boolean): TableColumn<Bindin
       width: 30,
       align: 'left',
       sortKey: 'Q',
-      text: (r) => escapeControl(r.queue),
+      text: (r) => escapeName(r.queue),
       value: (r) => r.queue,
       dropOrder: 0,
       flexible: true,
