@@ -1,12 +1,16 @@
 // `e` in top: the marked messages (or the highlighted one) written to an NDJSON file, one
-// JSON record a line as the scripting commands print them (ids as strings). A filter's
-// marks are read page by page (keyset, 500 at a time), never loaded whole.
+// JSON record a line exactly as `smq peek --output ndjson` prints them: the same record
+// (messageRecord, ids as strings) through the same serializer (toJsonLine), which writes
+// DEL, C1 controls, bidi marks and zero-width characters as \uXXXX, so `cat` of the file
+// is as safe as peek's output. A filter's marks are read page by page (keyset, 500 at a
+// time), never loaded whole.
 import { statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Backend, Message, MessageSelection, MessageSource, PeekOptions } from '../backends/types.js';
 import { invalidInput, type SmqError } from '../errors.js';
+import { toJsonLine } from '../output/json.js';
 import { messageRecord } from '../output/records.js';
 
 const PAGE = 500;
@@ -99,7 +103,7 @@ function line(m: Message): string {
     m.archivedAt !== undefined
       ? { ...messageRecord(m), state: 'archived', archivedAt: m.archivedAt?.toISOString() ?? null }
       : messageRecord(m);
-  return `${JSON.stringify(record)}\n`;
+  return toJsonLine(record);
 }
 
 /** Read and write for the owner only: what a file of message bodies (maybe secrets) is made with. */
