@@ -4,7 +4,7 @@
 // DEL, C1 controls, bidi marks and zero-width characters as \uXXXX, so `cat` of the file
 // is as safe as peek's output. A filter's marks are read page by page (keyset, 500 at a
 // time), never loaded whole.
-import { statSync } from 'node:fs';
+import { constants, lstatSync, statSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,6 +33,10 @@ export function exportPathOf(typed: string, home: string = homedir()): string {
 function cannotExport(path: string, e: unknown): SmqError {
   const code = (e as NodeJS.ErrnoException).code;
   const refuse = (why: string, hint: string) => invalidInput(`cannot export to ${path}: ${why}`, hint);
+  // O_EXCL meets a link (dangling too) as EEXIST, O_NOFOLLOW as ELOOP: say what is there.
+  if ((code === 'EEXIST' || code === 'ELOOP') && isSymlink(path)) {
+    return refuse('it is a symbolic link, and export follows none', 'give the path of a file, or remove the link first');
+  }
   switch (code) {
     case 'EISDIR':
       return refuse('it is a directory', 'give the name of a file in it');
@@ -63,6 +67,14 @@ function cannotExport(path: string, e: unknown): SmqError {
   }
 }
 
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -72,20 +84,22 @@ function isDirectory(path: string): boolean {
 }
 
 /**
- * Whether a file is at `path` (the caller asks before overwriting it). A directory or a path
- * that cannot be looked at is refused here, before any question is asked.
+ * Whether a file is at `path` (the caller asks before overwriting it). A directory, a
+ * symbolic link (dangling or not: export follows none) or a path that cannot be looked at
+ * is refused here, before any question is asked.
  */
 export function exportFileExists(path: string): boolean {
-  let directory: boolean;
+  let found: Stats;
   try {
-    directory = statSync(path).isDirectory();
+    found = lstatSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // Nothing there, or a part of the path is missing: opening it says which.
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw cannotExport(path, e);
   }
-  if (directory) throw cannotExport(path, { code: 'EISDIR' });
+  if (found.isSymbolicLink()) throw cannotExport(path, { code: 'ELOOP' });
+  if (found.isDirectory()) throw cannotExport(path, { code: 'EISDIR' });
   return true;
 }
 
@@ -109,6 +123,11 @@ function line(m: Message): string {
 /** Read and write for the owner only: what a file of message bodies (maybe secrets) is made with. */
 const OWNER_ONLY = 0o600;
 
+// A link put at the path after the question is not followed either (ELOOP, or EEXIST).
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+const REPLACE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW;
+
 /**
  * Opens the export file for writing from its start. A file it makes is the owner's alone
  * (0600), whatever the umask: created with that mode (the umask can only take bits away, so
@@ -120,7 +139,7 @@ const OWNER_ONLY = 0o600;
  */
 async function openExportFile(path: string, overwrite: boolean): Promise<FileHandle> {
   try {
-    const created = await open(path, 'wx', OWNER_ONLY);
+    const created = await open(path, CREATE_NEW, OWNER_ONLY);
     try {
       await created.chmod(OWNER_ONLY);
     } catch (e) {
@@ -132,7 +151,7 @@ async function openExportFile(path: string, overwrite: boolean): Promise<FileHan
     if (!overwrite || (e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
   // Removed between the two opens: made 0600 by the mode here (less what the umask takes).
-  return open(path, 'w', OWNER_ONLY);
+  return open(path, REPLACE, OWNER_ONLY);
 }
 
 /**

@@ -1,7 +1,21 @@
 // `e` in top to a path that cannot take the file: a folder, a file in a folder that does not
 // exist, a folder smq may not write in. Each is one line in the footer, never a raw errno,
 // and a folder is refused before the overwrite question. Real files in a temp folder.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
@@ -87,6 +101,60 @@ describe('export to a path that cannot take the file', () => {
     await answered(h, /export message 1 failed: /);
     expect(h.frame()).toContain('cannot export to /dev/full: the disk is full: free some space or give a file on another disk');
     expect(h.frame()).not.toMatch(/ENOSPC/);
+  });
+});
+
+// A symbolic link at the path is refused at once, dangling or not: export follows none, so
+// it can neither loop on "a file appeared there meanwhile" (O_EXCL refuses a dangling link,
+// which stat says is not there) nor write through a link into a file the user did not name.
+describe.skipIf(process.platform === 'win32')('export to a symbolic link', () => {
+  const SAID = 'it is a symbolic link, and export follows none: give the path of a file, or remove the link first';
+
+  test('a dangling link: one line at once, nothing written, the link left as it was', async () => {
+    const target = join(tmp, 'nowhere.ndjson');
+    const link = join(tmp, 'dangling.ndjson');
+    symlinkSync(target, link);
+    const h = await exportTo(link);
+    await answered(h, /cannot export to /);
+    const f = h.frame();
+    expect(f).toContain(`cannot export to ${link}: ${SAID}`);
+    expect(f).not.toMatch(/Overwrite|meanwhile|ELOOP|EEXIST/);
+    expect(existsSync(target)).toBe(false);
+    expect(readlinkSync(link)).toBe(target);
+    // Again: the same line, no loop.
+    h.unmount();
+    const again = await exportTo(link);
+    await answered(again, /cannot export to /);
+    expect(again.frame()).toContain(`cannot export to ${link}: ${SAID}`);
+    expect(again.frame()).not.toContain('meanwhile');
+  });
+
+  test('a link to a file: refused before the overwrite question; the file is untouched', async () => {
+    const target = join(tmp, 'real.ndjson');
+    writeFileSync(target, 'keep\n');
+    const link = join(tmp, 'to-real.ndjson');
+    symlinkSync(target, link);
+    const h = await exportTo(link);
+    await answered(h, /cannot export to /);
+    expect(h.frame()).toContain(`cannot export to ${link}: ${SAID}`);
+    expect(h.frame()).not.toContain('Overwrite');
+    expect(readFileSync(target, 'utf8')).toBe('keep\n');
+  });
+
+  test('a file that becomes a link while the overwrite question is open: not followed', async () => {
+    const target = join(tmp, 'victim.ndjson');
+    writeFileSync(target, 'keep\n');
+    const path = join(tmp, 'swapped.ndjson');
+    writeFileSync(path, 'old\n');
+    const h = await exportTo(path);
+    await answered(h, /Overwrite/);
+    unlinkSync(path);
+    symlinkSync(target, path);
+    await h.press('y');
+    await answered(h, /export message 1 failed: /);
+    expect(h.frame()).toContain(`cannot export to ${path}: ${SAID}`);
+    expect(readFileSync(target, 'utf8')).toBe('keep\n');
+    expect(lstatSync(path).isSymbolicLink()).toBe(true);
   });
 });
 
