@@ -239,6 +239,11 @@ export interface Backend extends FifoTopicMethods {
    * count by query, nothing loaded, nothing changed.
    */
   countSelected?(queue: string, selection: MessageSelection, source?: MessageSource): Promise<number>;
+  /**
+   * Optional (top's `*` and `N`): the ids the selection takes now, oldest first, at most
+   * `limit`; nothing changed. Marks hold these, so messages that arrive later are not marked.
+   */
+  selectedIds?(queue: string, selection: MessageSelection, source: MessageSource, limit: number): Promise<MessageId[]>;
   /** Optional: deletes, archives (Capabilities.archive) or makes visible the selection; returns how many changed. */
   actOn?(queue: string, action: BulkAction, selection: MessageSelection): Promise<number>;
   /**

@@ -52,6 +52,17 @@ describe.each(['pgmq', 'sqlite'] as const)('top operator actions on %s', (kind) 
     }
   });
 
+  test('selectedIds: the ids a filter (or ids) selection takes now, oldest first, at most limit', async () => {
+    const { src, ids } = await fresh(6);
+    await b.receive(src, { qty: 2, vtSec: 300 }); // the first 2: in flight, read once
+    expect(await b.selectedIds!(src, { kind: 'filter', state: 'all' }, 'queue', 100)).toEqual(ids);
+    expect(await b.selectedIds!(src, { kind: 'filter', state: 'all' }, 'queue', 4)).toEqual(ids.slice(0, 4));
+    expect(await b.selectedIds!(src, { kind: 'filter', state: 'inflight' }, 'queue', 100)).toEqual(ids.slice(0, 2));
+    expect(await b.selectedIds!(src, { kind: 'filter', state: 'ready', minReadCount: 1 }, 'queue', 100)).toEqual([]);
+    expect(await b.selectedIds!(src, { kind: 'ids', ids: [ids[3]!, 999_999n, ids[1]!] }, 'queue', 100)).toEqual([ids[1], ids[3]]);
+    await expect(b.selectedIds!(src, { kind: 'filter', state: 'all' }, 'queue', 0)).rejects.toThrow(/invalid limit/);
+  });
+
   test('move: bodies and attributes arrive intact, the source loses them, a filter moves what matched', async () => {
     const { src, dst, ids } = await fresh(1200);
     const before = await b.peek(src, { limit: 3, state: 'all' });

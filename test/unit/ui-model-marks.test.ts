@@ -1,7 +1,17 @@
 // top's marks and the operator's keys (issue 18): pure parts, no terminal.
 import { describe, expect, test } from 'vitest';
 import type { Message } from '../../src/backends/types.js';
-import { isMarked, marksText, NO_MARKS, selectionOf, selectionWords, toggleMark } from '../../src/ui/model/marks.js';
+import {
+  caughtMarks,
+  goneWords,
+  isMarked,
+  MARK_LIMIT,
+  marksText,
+  NO_MARKS,
+  selectionOf,
+  selectionWords,
+  toggleMark,
+} from '../../src/ui/model/marks.js';
 import { commandFor, helpFor } from '../../src/ui/model/keys.js';
 import { keyHints } from '../../src/ui/model/hints.js';
 
@@ -21,7 +31,7 @@ describe('marks', () => {
     let m = toggleMark(NO_MARKS, 3n);
     m = toggleMark(m, 5n);
     expect(marksText(m)).toBe('2 marked');
-    expect(isMarked(m, msg(5n), 'queue')).toBe(true);
+    expect(isMarked(m, msg(5n))).toBe(true);
     expect(selectionOf(m, msg(9n))).toEqual({ kind: 'ids', ids: [3n, 5n] });
     m = toggleMark(toggleMark(m, 3n), 5n);
     expect(m).toEqual(NO_MARKS);
@@ -29,14 +39,25 @@ describe('marks', () => {
     expect(selectionWords(m, msg(9n), 1)).toBe('message 9');
   });
 
-  test('a filter marks by state and read count, counted by the store', () => {
-    const m = { kind: 'filter', state: 'inflight', minReadCount: 2, count: 1204 } as const;
-    expect(marksText(m)).toBe('all 1,204 in flight messages read ≥ 2 times marked');
-    expect(isMarked(m, msg(1n, 2, 'inflight'), 'queue')).toBe(true);
-    expect(isMarked(m, msg(1n, 1, 'inflight'), 'queue')).toBe(false);
-    expect(isMarked(m, msg(1n, 3, 'ready'), 'queue')).toBe(false);
-    expect(selectionOf(m, undefined)).toEqual({ kind: 'filter', state: 'inflight', minReadCount: 2 });
-    expect(selectionWords({ kind: 'filter', state: 'all', minReadCount: 1, count: 1 }, undefined, 1)).toBe('1 message read ≥ 1 time');
+  test('* and N mark the ids that matched then, named by their filter; later arrivals are not marked', () => {
+    const m = caughtMarks([4n, 7n, 9n], 'inflight', 2);
+    expect(marksText(m)).toBe('all 3 in flight messages read ≥ 2 times marked');
+    expect(isMarked(m, msg(7n, 2, 'inflight'))).toBe(true);
+    expect(isMarked(m, msg(10n, 2, 'inflight'))).toBe(false); // arrived (or matched) after the mark
+    expect(selectionOf(m, undefined)).toEqual({ kind: 'ids', ids: [4n, 7n, 9n] });
+    expect(selectionWords(m, undefined, 2)).toBe('2 in flight messages read ≥ 2 times');
+    expect(goneWords(m, 2)).toBe('1 of 3 marked not there any more');
+    expect(goneWords(m, 3)).toBe('');
+    expect(selectionWords(caughtMarks([1n], 'all', 1), undefined, 1)).toBe('1 message read ≥ 1 time');
+    expect(caughtMarks([], 'all', undefined)).toEqual(NO_MARKS);
+  });
+
+  test('* marks at most MARK_LIMIT ids, the oldest, and says how many matched', () => {
+    const ids = Array.from({ length: MARK_LIMIT + 1 }, (_, i) => BigInt(i + 1));
+    const m = caughtMarks(ids, 'all', undefined, 1_204_311);
+    expect(marksText(m)).toBe('the oldest 100,000 of 1,204,311 messages marked');
+    expect(isMarked(m, msg(BigInt(MARK_LIMIT)))).toBe(true);
+    expect(isMarked(m, msg(BigInt(MARK_LIMIT + 1)))).toBe(false);
   });
 });
 

@@ -315,6 +315,10 @@ export class PgmqBackend implements Backend {
     return ops.countSelected(this.s, queue, selection, source);
   }
 
+  selectedIds(queue: string, selection: MessageSelection, source: MessageSource, limit: number): Promise<MessageId[]> {
+    return ops.selectedIds(this.s, queue, selection, source, limit);
+  }
+
   actOn(queue: string, action: BulkAction, selection: MessageSelection): Promise<number> {
     return ops.actOn(this.s, queue, action, selection);
   }

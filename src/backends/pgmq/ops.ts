@@ -33,6 +33,21 @@ export async function countSelected(s: PgmqSession, queue: string, sel: MessageS
   return Number(rows[0]?.n ?? 0);
 }
 
+export async function selectedIds(
+  s: PgmqSession,
+  queue: string,
+  sel: MessageSelection,
+  source: MessageSource,
+  limit: number,
+): Promise<bigint[]> {
+  checkSelection(sel);
+  validate.positiveWhole(limit, 'limit');
+  if (sel.kind === 'ids' && sel.ids.length === 0) return [];
+  const rel = await tableOf(s, queue, source);
+  const rows = await s.run<{ id: string }>(sql.selectedIdsQuery(rel, sel, source, limit), queue);
+  return rows.map((r) => BigInt(r.id));
+}
+
 export async function actOn(s: PgmqSession, queue: string, action: BulkAction, sel: MessageSelection): Promise<number> {
   checkSelection(sel);
   if (sel.kind === 'ids' && sel.ids.length === 0) return 0;

@@ -35,6 +35,12 @@ export function countSelectedQuery(rel: string, sel: MessageSelection, source: M
   return { text: `SELECT count(*)::bigint AS n FROM ${rel} WHERE ${w.cond}`, values: w.values };
 }
 
+/** The ids of a selection, oldest first, at most `limit`. */
+export function selectedIdsQuery(rel: string, sel: MessageSelection, source: MessageSource, limit: number): Query {
+  const w = selectionWhere(sel, source, 2);
+  return { text: `SELECT msg_id::text AS id FROM ${rel} WHERE ${w.cond} ORDER BY msg_id LIMIT $1::int`, values: [limit, ...w.values] };
+}
+
 /**
  * Delete or archive through pgmq's own functions (they know the archive's columns on every
  * version), with the ids chosen by the selection; make visible where not visible yet.

@@ -147,6 +147,10 @@ class SqliteBackend implements Backend {
     return ops.countSelected(this.s, queue, selection, source);
   }
 
+  async selectedIds(queue: string, selection: MessageSelection, source: MessageSource, limit: number): Promise<MessageId[]> {
+    return ops.selectedIds(this.s, queue, selection, source, limit);
+  }
+
   async actOn(queue: string, action: BulkAction, selection: MessageSelection): Promise<number> {
     return ops.actOn(this.s, queue, action, selection);
   }

@@ -42,6 +42,17 @@ export function countSelected(s: SqliteSession, queue: string, sel: MessageSelec
   });
 }
 
+/** The ids of a selection now, oldest first, at most `limit`. */
+export function selectedIds(s: SqliteSession, queue: string, sel: MessageSelection, source: MessageSource, limit: number): bigint[] {
+  const name = validateQueueName('sqlite', queue);
+  validate.positiveWhole(limit, 'limit');
+  return s.run(() => {
+    const b = bind(s, s.requireQueue(name), sel, source);
+    if (sel.kind === 'ids') return s.column<bigint>(OPS.PICK_IDS).all(b.params).slice(0, limit);
+    return s.column<bigint>(OPS.PICK_FILTERED).all({ ...b.params, limit: BigInt(limit) });
+  });
+}
+
 /** The ids a chunk takes: all of an ids selection, up to CHUNK of a filter's. */
 function pick(s: SqliteSession, b: Bound, sel: MessageSelection): bigint[] {
   if (sel.kind === 'ids') return s.column<bigint>(OPS.PICK_IDS).all(b.params);

@@ -8,7 +8,20 @@ import type { Backend, BulkAction, Message, MessageSelection, MessageSource } fr
 import { escapeControl, escapeName } from '../../text/escape.js';
 import { exportMessages, defaultExportPath, exportFileExists, exportPathOf } from '../export-ndjson.js';
 import { counted } from '../model/format.js';
-import { filterCounted, isMarked, marksText, NO_MARKS, selectionOf, selectionWords, toggleMark, type Marks } from '../model/marks.js';
+import {
+  caughtMarks,
+  caughtWords,
+  filterCounted,
+  goneWords,
+  isMarked,
+  MARK_LIMIT,
+  marksText,
+  NO_MARKS,
+  selectionOf,
+  selectionWords,
+  toggleMark,
+  type Marks,
+} from '../model/marks.js';
 import { errorText } from '../model/monitor.js';
 import type { OpsCommand } from '../model/ops-keys.js';
 import type { StateFilter } from '../model/paging.js';
@@ -117,7 +130,9 @@ export function useOps(o: OpsOptions): Ops {
   };
 
   /** The selection and its count, or says why there is none. */
-  const selected = async (ctx: OpsContext): Promise<{ b: Backend; sel: MessageSelection; n: number; words: string } | undefined> => {
+  const selected = async (
+    ctx: OpsContext,
+  ): Promise<{ b: Backend; sel: MessageSelection; n: number; words: string; gone: string } | undefined> => {
     const marks = ctx.marksApply ? marksOf(ctx.queue, ctx.source) : NO_MARKS;
     const sel = selectionOf(marks, ctx.message);
     if (!sel) {
@@ -130,7 +145,7 @@ export function useOps(o: OpsOptions): Ops {
       say(marks.kind === 'none' ? 'no message selected' : 'none of the marked messages is there any more', 'error');
       return undefined;
     }
-    return { b, sel, n, words: selectionWords(marks, ctx.message, n) };
+    return { b, sel, n, words: selectionWords(marks, ctx.message, n), gone: goneWords(marks, n) };
   };
 
   /** Asks the store before a prompt opens (a count): keys typed meanwhile wait for the prompt. */
@@ -154,15 +169,21 @@ export function useOps(o: OpsOptions): Ops {
     return ctx.grouped === true;
   };
 
+  /** `*` and `N`: marks the ids matching now (messages arriving later are not marked). */
   const markFilter = (ctx: OpsContext, minReadCount: number | undefined) =>
     guarded(async () => {
       const b = await o.resolveBackend(ctx.queue);
-      if (!b.countSelected) return say('this store cannot count a selection', 'error');
+      if (!b.selectedIds || !b.countSelected) return say('this store cannot select messages by state', 'error');
       const state = ctx.source === 'archive' ? 'all' : ctx.state;
       const sel: MessageSelection = { kind: 'filter', state, ...(minReadCount !== undefined ? { minReadCount } : {}) };
-      const count = await b.countSelected(ctx.queue.rawName, sel, ctx.source);
-      setMarks(ctx, { kind: 'filter', state, minReadCount, count });
-      say(`marked all ${filterCounted(count, state, minReadCount)}${count > 0 ? '' : ' (none)'}`);
+      const ids = await b.selectedIds(ctx.queue.rawName, sel, ctx.source, MARK_LIMIT + 1);
+      const matched = ids.length > MARK_LIMIT ? await b.countSelected(ctx.queue.rawName, sel, ctx.source) : ids.length;
+      const marks = caughtMarks(ids, state, minReadCount, matched);
+      setMarks(ctx, marks);
+      if (marks.kind !== 'caught') return say(`marked all ${filterCounted(0, state, minReadCount)} (none)`);
+      say(
+        `marked ${caughtWords(marks)}${marks.ids.length < marks.matched ? ` (at most ${MARK_LIMIT.toLocaleString('en-US')} at once)` : ''}`,
+      );
     });
 
   const moveTo = (ctx: OpsContext) =>
@@ -174,7 +195,7 @@ export function useOps(o: OpsOptions): Ops {
         kind: 'input',
         label: `Move ${s.words} from ${ctx.queue.label}${ctx.source === 'archive' ? "'s archive" : ''} to queue: `,
         initial: '',
-        hint: 'Enter moves · Esc cancels',
+        hint: withGone(s.gone, 'Enter moves · Esc cancels'),
         onSubmit: (typed) => {
           if (typed.trim() === '') return say('move cancelled: no queue named', 'error');
           // Read as the list writes names: `ev\\e` is the queue shown so, not the one shown `ev\e`.
@@ -198,7 +219,7 @@ export function useOps(o: OpsOptions): Ops {
       if (!s) return;
       setModal({
         kind: 'confirm',
-        question: `Restore ${s.words} to ${ctx.queue.label}?`,
+        question: `Restore ${s.words} to ${ctx.queue.label}${inParens(s.gone)}?`,
         onYes: () =>
           void run(`restore ${s.words}`, ctx, async (b) => {
             const moved = await b.moveMessages!(ctx.queue.rawName, ctx.queue.rawName, s.sel, 'archive');
@@ -226,7 +247,7 @@ export function useOps(o: OpsOptions): Ops {
         kind: 'input',
         label: `Export ${s.words} to file: `,
         initial: defaultExportPath(ctx.queue.rawName, ctx.source),
-        hint: 'NDJSON · Enter writes · Esc cancels',
+        hint: withGone(s.gone, 'NDJSON · Enter writes · Esc cancels'),
         onSubmit: (typed) => {
           const path = exportPathOf(typed);
           if (path === '') return say('export cancelled: no file named', 'error');
@@ -305,7 +326,7 @@ export function useOps(o: OpsOptions): Ops {
       const w = BULK_WORDS[action];
       setModal({
         kind: 'confirm',
-        question: `${w.ask} ${s.words} in ${ctx.queue.label}?`,
+        question: `${w.ask} ${s.words} in ${ctx.queue.label}${inParens(s.gone)}?`,
         onYes: () =>
           void run(`${w.ask.toLowerCase()} ${s.words}`, ctx, async (b) => {
             const changed = await b.actOn!(ctx.queue.rawName, action, s.sel);
@@ -328,11 +349,14 @@ export function useOps(o: OpsOptions): Ops {
     bulk,
     isMarkedIn: (queue, source) => {
       const marks = marksOf(queue, source);
-      return (m) => isMarked(marks, m, source);
+      return (m) => isMarked(marks, m);
     },
     marksTextOf: (queue, source) => marksText(marksOf(queue, source)),
   };
 }
+
+const inParens = (gone: string) => (gone ? ` (${gone})` : '');
+const withGone = (gone: string, hint: string) => (gone ? `${gone} · ${hint}` : hint);
 
 /** " (2 of 5 asked were not there any more)": when the store changed fewer than were counted. */
 function shortfall(changed: number, asked: number, why = 'were not there any more'): string {

@@ -1,16 +1,31 @@
-// The marked rows of top's queue view (Space, `*`, `N`): a set of ids, or every message
-// matching a filter (the state shown, read at least N times), counted by the store, never
-// loaded. Pure: the queue view shows them, the bulk actions turn them into a selection.
-import type { Message, MessageId, MessageSelection, MessageSource } from '../../backends/types.js';
+// The marked rows of top's queue view (Space, `*`, `N`): always a set of ids. Space adds or
+// removes one row; `*` and `N` take the ids the store holds for a filter (the state shown,
+// read at least N times) at that moment, oldest first, at most MARK_LIMIT: messages that
+// arrive later are not marked, and a marked message gone meanwhile is counted as gone.
+// Pure: the queue view shows them, the bulk actions turn them into a selection.
+import type { Message, MessageId, MessageSelection } from '../../backends/types.js';
 import { STATE_WORDS } from '../../output/records.js';
 import { counted } from './format.js';
 import type { StateFilter } from './paging.js';
 
+/** At most this many messages are marked by one `*` or `N` (their ids are held in memory). */
+export const MARK_LIMIT = 100_000;
+
 export type Marks =
   | { readonly kind: 'none' }
   | { readonly kind: 'ids'; readonly ids: readonly MessageId[] }
-  /** Every message matching: `count` is the store's count when marked. */
-  | { readonly kind: 'filter'; readonly state: StateFilter; readonly minReadCount: number | undefined; readonly count: number };
+  /**
+   * `*` / `N`: the ids that matched the filter when marked (the oldest MARK_LIMIT of
+   * `matched`), named by that filter.
+   */
+  | {
+      readonly kind: 'caught';
+      readonly ids: readonly MessageId[];
+      readonly has: ReadonlySet<MessageId>;
+      readonly state: StateFilter;
+      readonly minReadCount: number | undefined;
+      readonly matched: number;
+    };
 
 export const NO_MARKS: Marks = { kind: 'none' };
 
@@ -21,22 +36,41 @@ export function toggleMark(marks: Marks, id: MessageId): Marks {
   return ids.length === 0 ? NO_MARKS : { kind: 'ids', ids };
 }
 
-export function isMarked(marks: Marks, m: Message, source: MessageSource): boolean {
+/** `*` / `N`: the ids the store gave for a filter (the first MARK_LIMIT of `matched`); none given, no marks. */
+export function caughtMarks(ids: readonly MessageId[], state: StateFilter, minReadCount: number | undefined, matched = ids.length): Marks {
+  if (ids.length === 0) return NO_MARKS;
+  const kept = ids.slice(0, MARK_LIMIT);
+  return { kind: 'caught', ids: kept, has: new Set(kept), state, minReadCount, matched: Math.max(matched, kept.length) };
+}
+
+export function isMarked(marks: Marks, m: Message): boolean {
   if (marks.kind === 'none') return false;
   if (marks.kind === 'ids') return marks.ids.includes(m.id);
-  const stateOk = source === 'archive' || marks.state === 'all' || marks.state === m.state;
-  return stateOk && m.readCount >= (marks.minReadCount ?? 0);
+  return marks.has.has(m.id);
 }
 
 export function markCount(marks: Marks): number {
-  return marks.kind === 'none' ? 0 : marks.kind === 'ids' ? marks.ids.length : marks.count;
+  return marks.kind === 'none' ? 0 : marks.ids.length;
+}
+
+/** "1 of 3 marked not there any more": marked messages the store no longer has (`n` of them are). */
+export function goneWords(marks: Marks, n: number): string {
+  const marked = markCount(marks);
+  return n < marked ? `${(marked - n).toLocaleString('en-US')} of ${marked.toLocaleString('en-US')} marked not there any more` : '';
 }
 
 /** What the marks are, in words: "3 marked", "all 1,204 in flight marked", "all 12 read ≥ 5 times marked". */
 export function marksText(marks: Marks): string {
   if (marks.kind === 'none') return '';
   if (marks.kind === 'ids') return `${marks.ids.length} marked`;
-  return `all ${filterCounted(marks.count, marks.state, marks.minReadCount)} marked`;
+  return `${caughtWords(marks)} marked`;
+}
+
+/** "all 37 messages", "the oldest 100,000 of 1,204,311 messages": what a `*` or `N` marked. */
+export function caughtWords(marks: Extract<Marks, { kind: 'caught' }>): string {
+  const n = marks.ids.length;
+  if (n >= marks.matched) return `all ${filterCounted(n, marks.state, marks.minReadCount)}`;
+  return `the oldest ${n.toLocaleString('en-US')} of ${filterCounted(marks.matched, marks.state, marks.minReadCount)}`;
 }
 
 /** "1,204 in flight messages", "1 message read ≥ 3 times": a filter's count with its noun. */
@@ -48,10 +82,7 @@ export function filterCounted(n: number, state: StateFilter, minReadCount: numbe
 
 /** The selection the store acts on: the marks, or (none marked) the highlighted message. */
 export function selectionOf(marks: Marks, current: Message | undefined): MessageSelection | undefined {
-  if (marks.kind === 'ids') return { kind: 'ids', ids: marks.ids };
-  if (marks.kind === 'filter') {
-    return { kind: 'filter', state: marks.state, ...(marks.minReadCount !== undefined ? { minReadCount: marks.minReadCount } : {}) };
-  }
+  if (marks.kind !== 'none') return { kind: 'ids', ids: marks.ids };
   return current ? { kind: 'ids', ids: [current.id] } : undefined;
 }
 

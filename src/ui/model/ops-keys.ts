@@ -65,7 +65,7 @@ export function opsHelp(screen: OpsScreen, o: OpsHelpOptions): { keys: string; w
   const archiveWord = o.archive ? 'archive' : 'failed messages';
   const entries = [
     { keys: 'Space', what: 'mark / unmark the message' },
-    { keys: '*', what: 'mark every message the view shows (counted, also off screen)' },
+    { keys: '*', what: 'mark every message the view shows now (also off screen; not those arriving later)' },
     { keys: 'N', what: 'mark every message read at least N times' },
     { keys: 'c', what: 'clear the marks' },
   ];
