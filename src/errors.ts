@@ -19,6 +19,8 @@ export type SmqErrorKind =
   | 'queue-not-found'
   | 'message-not-found'
   | 'queue-exists'
+  /** A drop asked only for an empty queue found messages in it: nothing was dropped (QueueNotEmptyError). */
+  | 'queue-not-empty'
   | 'connection'
   /** A call got no answer within its deadline (--timeout): see backends/deadline.ts. */
   | 'timeout'
@@ -33,6 +35,7 @@ const exitCodeByKind: Record<SmqErrorKind, ExitCode> = {
   'queue-not-found': ExitCode.notFound,
   'message-not-found': ExitCode.notFound,
   'queue-exists': ExitCode.failure,
+  'queue-not-empty': ExitCode.failure,
   connection: ExitCode.failure,
   timeout: ExitCode.failure,
   auth: ExitCode.failure,
@@ -57,6 +60,27 @@ export class SmqError extends Error {
   /** The single line shown to the user. */
   line(): string {
     return this.hint ? `${this.message}: ${this.hint}` : this.message;
+  }
+}
+
+/**
+ * Backend.dropQueue(queue, { onlyIfEmpty: true }) found `messages` messages in the queue at the
+ * moment of the drop (checked in the drop's own transaction): the queue and its messages are
+ * still there.
+ */
+export class QueueNotEmptyError extends SmqError {
+  constructor(
+    readonly queue: string,
+    readonly messages: number,
+  ) {
+    super(
+      'queue-not-empty',
+      `queue ${JSON.stringify(queue)} is not empty (${messages.toLocaleString('en-US')} message${messages === 1 ? '' : 's'})`,
+      {
+        hint: 'nothing was dropped',
+      },
+    );
+    this.name = 'QueueNotEmptyError';
   }
 }
 

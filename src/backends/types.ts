@@ -156,6 +156,11 @@ export interface CreateQueueOptions {
   readonly rateLimit?: number;
 }
 
+export interface DropQueueOptions {
+  /** Drop only a queue without messages (its archive aside): what an operator confirmed as empty. */
+  readonly onlyIfEmpty?: boolean;
+}
+
 export interface ListQueuesOptions {
   readonly exactThreshold?: number;
 }
@@ -193,8 +198,13 @@ export interface Backend extends FifoTopicMethods {
 
   /** Idempotent: returns false when the queue already existed. */
   createQueue(queue: string, options?: CreateQueueOptions): Promise<boolean>;
-  /** Throws queue-not-found. */
-  dropQueue(queue: string): Promise<void>;
+  /**
+   * Throws queue-not-found. With onlyIfEmpty, throws QueueNotEmptyError (kind 'queue-not-empty',
+   * nothing dropped) when the queue holds a message at the moment of the drop: the check and
+   * the drop are one transaction that sends cannot slip into (pgmq: the queue's table locked
+   * first; SQLite: one write transaction).
+   */
+  dropQueue(queue: string, options?: DropQueueOptions): Promise<void>;
   /** Deletes every message; returns how many. Throws queue-not-found. */
   purgeQueue(queue: string): Promise<number>;
 

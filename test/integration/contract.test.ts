@@ -1,8 +1,9 @@
 // One contract, both backends: every test runs against the real Postgres (pgmq) and a real
 // SmoothMQ SQLite file, each with its own queue or file.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import pg from 'pg';
 import type { Backend } from '../../src/backends/types.js';
-import { SmqError } from '../../src/errors.js';
+import { QueueNotEmptyError, SmqError } from '../../src/errors.js';
 import { CONTRACT_FIXTURES, uniqueQueue, type BackendFixture } from '../helpers/backends.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -191,6 +192,47 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
     await expectKind(b.receive(q, { qty: 1, vtSec: 30 }), 'queue-not-found');
     await expectKind(b.peek(q, { limit: 1 }), 'queue-not-found');
   });
+
+  test('dropQueue onlyIfEmpty drops an empty queue, and refuses one holding messages, dropping nothing', async () => {
+    await b.sendBatch(q, [{ body: '{"n": 1}' }, { body: '{"n": 2}' }]);
+    const err = await b.dropQueue(q, { onlyIfEmpty: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(QueueNotEmptyError);
+    expect(err).toMatchObject({ kind: 'queue-not-empty', queue: q, messages: 2 });
+    expect(await b.queueStats(q)).toMatchObject({ total: 2 });
+    await b.purgeQueue(q);
+    await b.dropQueue(q, { onlyIfEmpty: true });
+    expect((await b.listQueues()).some((s) => s.name === q)).toBe(false);
+    await expectKind(b.dropQueue(q, { onlyIfEmpty: true }), 'queue-not-found');
+  });
+
+  // The check and the drop are one step: a send that commits while the drop waits is seen.
+  test.runIf(name === 'pgmq' || name === 'pgmq (dedicated connection)')(
+    'dropQueue onlyIfEmpty waits for a send in progress, then refuses: the message is kept',
+    async () => {
+      const c = new pg.Client({ connectionString: fx.location });
+      await c.connect();
+      try {
+        await c.query('BEGIN');
+        await c.query(`SELECT pgmq.send($1, '{"late": true}'::jsonb)`, [q]);
+        let settled = false;
+        const drop = b.dropQueue(q, { onlyIfEmpty: true }).then(
+          () => ((settled = true), undefined),
+          (e: unknown) => ((settled = true), e),
+        );
+        await sleep(500);
+        expect(settled).toBe(false); // waiting for the sender's transaction
+        await c.query('COMMIT');
+        expect(await drop).toMatchObject({ kind: 'queue-not-empty', messages: 1 });
+        expect(await b.queueStats(q)).toMatchObject({ total: 1 });
+      } finally {
+        await c.query('ROLLBACK').catch(() => undefined);
+        await c.end();
+      }
+    },
+  );
 
   // Names that pgmq refuses; SmoothMQ takes any printable name, bound as a value, never spliced.
   const invalidNames = [

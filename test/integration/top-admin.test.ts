@@ -172,3 +172,68 @@ describe.skipIf(!tmuxAvailable())('create and drop on a SmoothMQ file (real term
     }
   }, 60_000);
 });
+
+describe.skipIf(!tmuxAvailable())('Ctrl-D on an empty queue that gets messages before the y (real terminal)', () => {
+  test('pgmq: the y drops nothing and says so in one line, the queue and its 50 messages stay; typing the name then drops it', async () => {
+    const url = inject('pgUrl');
+    const p = `vic${tag()}`;
+    const victim = `${p}_v`;
+    const b = await openBackend({ kind: 'pgmq', url });
+    try {
+      await b.createQueue(victim);
+      const t = await topOn(url, p, { width: 120, height: 30 });
+      await t.waitFor(`› ${victim}`);
+      t.keys('C-d');
+      await t.waitFor(`Drop queue ${victim} (empty)? [y/N]`);
+      await b.sendBatch(
+        victim,
+        Array.from({ length: 50 }, (_, i) => ({ body: JSON.stringify({ i }) })),
+      );
+      t.keys('y');
+      await t.waitFor(`not dropped: queue ${victim} now holds 50 messages`);
+      expect((await b.queueStats(victim)).total).toBe(50);
+      t.keys('C-d');
+      await t.waitFor(`Drop queue ${victim} and its 50 messages? Type its name to confirm:`);
+      t.type(victim);
+      t.keys('Enter');
+      await t.waitFor(`dropped queue ${victim}`);
+      expect((await b.listQueues()).some((s) => s.name === victim)).toBe(false);
+    } finally {
+      await b.dropQueue(victim).catch(() => undefined);
+      await b.close();
+    }
+  }, 60_000);
+
+  test('SmoothMQ: the y drops nothing and says so in one line, the queue and its messages stay', async () => {
+    const tmp = makeTempDir('smq-admin-victim-');
+    try {
+      const file = join(tmp.dir, 'smoothmq.sqlite');
+      const b = await openBackend({ kind: 'sqlite', path: file }, { create: true });
+      try {
+        await b.createQueue('victim');
+        const t = startTop(['--sqlite', file, '--interval', '1'], { width: 110, height: 24 });
+        await t.waitFor('› victim');
+        t.keys('C-d');
+        await t.waitFor('Drop queue victim (empty)? [y/N]');
+        await b.sendBatch(
+          'victim',
+          Array.from({ length: 50 }, (_, i) => ({ body: `m${i}` })),
+        );
+        t.keys('y');
+        await t.waitFor('not dropped: queue victim now holds 50 messages');
+        const db = new Database(file, { readonly: true });
+        try {
+          expect(db.prepare('SELECT name FROM queues').all()).toEqual([{ name: 'victim' }]);
+          expect(db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 50 });
+        } finally {
+          db.close();
+        }
+      } finally {
+        await b.close();
+      }
+    } finally {
+      killTop();
+      tmp.cleanup();
+    }
+  }, 60_000);
+});

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { commandFor, helpFor } from '../../src/ui/model/keys.js';
 import { fitHints, keyHints } from '../../src/ui/model/hints.js';
-import { createProblem, dropQuestion } from '../../src/ui/model/queue-admin.js';
+import { createProblem, dropQuestion, notDroppedLine } from '../../src/ui/model/queue-admin.js';
 
 describe('keys', () => {
   test('n creates, Ctrl-D drops, on the list only; D still sorts by DELAYED', () => {
@@ -43,5 +43,10 @@ describe('words', () => {
       'Drop queue orders and its 1,204 messages (and 3 archived)? Type its name to confirm: ',
     );
     expect(dropQuestion('orders', { total: 1, estimated: true })).toBe('Drop queue orders and its ~1 message? Type its name to confirm: ');
+  });
+
+  test('a queue confirmed as empty that got messages before the y: one line, nothing dropped', () => {
+    expect(notDroppedLine('orders', 1204)).toBe('not dropped: queue orders now holds 1,204 messages');
+    expect(notDroppedLine('orders', 1)).toBe('not dropped: queue orders now holds 1 message');
   });
 });

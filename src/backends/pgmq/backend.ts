@@ -19,6 +19,7 @@ import type {
   InsertListener,
   ListQueuesOptions,
   Message,
+  DropQueueOptions,
   MessageId,
   NotifyInsertSetting,
   OpenOptions,
@@ -227,8 +228,8 @@ export class PgmqBackend implements Backend {
     return queues.createQueue(this.s, queue, options);
   }
 
-  dropQueue(queue: string): Promise<void> {
-    return queues.dropQueue(this.s, queue);
+  dropQueue(queue: string, options?: DropQueueOptions): Promise<void> {
+    return queues.dropQueue(this.s, queue, options);
   }
 
   purgeQueue(queue: string): Promise<number> {

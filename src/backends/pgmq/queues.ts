@@ -1,6 +1,6 @@
 // pgmq queue administration: listing with stats, create, drop and purge.
-import { SmqError, queueNotFound } from '../../errors.js';
-import type { Capabilities, CreateQueueOptions, ListQueuesOptions, QueueStats } from '../types.js';
+import { QueueNotEmptyError, SmqError, queueNotFound } from '../../errors.js';
+import type { Capabilities, CreateQueueOptions, DropQueueOptions, ListQueuesOptions, QueueStats } from '../types.js';
 import { toNumber, type PgmqSession } from './session.js';
 import * as sql from './sql.js';
 
@@ -63,13 +63,26 @@ export async function createQueue(s: PgmqSession, queue: string, options: Create
   return true;
 }
 
-export async function dropQueue(s: PgmqSession, queue: string): Promise<void> {
+export async function dropQueue(s: PgmqSession, queue: string, options: DropQueueOptions = {}): Promise<void> {
   s.name(queue);
   // pgmq's drop_queue removes the meta row of the exact name it is given: give it the stored one.
   const existing = await s.stored(queue);
   if (existing === undefined) throw queueNotFound(queue);
   s.forgetTables();
-  await s.run(sql.dropQueueQuery(existing), queue);
+  if (!options.onlyIfEmpty) {
+    await s.run(sql.dropQueueQuery(existing), queue);
+    return;
+  }
+  // Locked, counted and dropped in one transaction: a send cannot commit in between.
+  await s.transaction(queue, async (client) => {
+    const run = async <R extends object>(q: sql.Query) => (await client.query<R & Record<string, unknown>>(q.text, q.values)).rows;
+    const rel = (await run<{ rel: string | null }>(sql.queueTableQuery(existing)))[0]?.rel;
+    if (!rel) throw queueNotFound(queue);
+    await run(sql.lockQueueTableQuery(rel));
+    const n = toNumber((await run<{ n: string }>(sql.countQueueRowsQuery(rel)))[0]?.n);
+    if (n > 0) throw new QueueNotEmptyError(queue, n);
+    await run(sql.dropQueueQuery(existing));
+  });
 }
 
 export async function purgeQueue(s: PgmqSession, queue: string): Promise<number> {

@@ -204,6 +204,20 @@ export function dropQueueQuery(queue: string): Query {
   return { text: 'SELECT pgmq.drop_queue($1::text)', values: [queue] };
 }
 
+/**
+ * A drop of a queue confirmed as empty, in its transaction: first the queue's table locked
+ * (`rel`, server-quoted by queueTableQuery) against every writer, so no send commits between
+ * the count and the drop; a send in progress is waited for and then counted.
+ */
+export function lockQueueTableQuery(rel: string): Query {
+  return { text: `LOCK TABLE ${rel} IN ACCESS EXCLUSIVE MODE`, values: [] };
+}
+
+/** How many messages the (locked) queue table `rel` holds. */
+export function countQueueRowsQuery(rel: string): Query {
+  return { text: `SELECT count(*)::bigint AS n FROM ${rel}`, values: [] };
+}
+
 export function purgeQueueQuery(queue: string): Query {
   return { text: 'SELECT pgmq.purge_queue($1::text) AS n', values: [queue] };
 }

@@ -18,6 +18,7 @@ import type {
   HealthInfo,
   ListQueuesOptions,
   Message,
+  DropQueueOptions,
   MessageId,
   OpenOptions,
   PeekOptions,
@@ -92,8 +93,8 @@ class SqliteBackend implements Backend {
     return queues.createQueue(this.s, queue, options);
   }
 
-  async dropQueue(queue: string): Promise<void> {
-    queues.dropQueue(this.s, queue);
+  async dropQueue(queue: string, options?: DropQueueOptions): Promise<void> {
+    queues.dropQueue(this.s, queue, options);
   }
 
   async purgeQueue(queue: string): Promise<number> {

@@ -1,7 +1,7 @@
 // SmoothMQ queue administration: listing with stats, create, drop and purge.
-import { invalidInput, queueNotFound } from '../../errors.js';
+import { invalidInput, QueueNotEmptyError, queueNotFound } from '../../errors.js';
 import { validateQueueName } from '../names.js';
-import type { CreateQueueOptions, QueueStats } from '../types.js';
+import type { CreateQueueOptions, DropQueueOptions, QueueStats } from '../types.js';
 import * as validate from '../validate.js';
 import { toStats, unixNow, type StatsRow } from './rows.js';
 import type { SqliteSession } from './session.js';
@@ -59,12 +59,17 @@ export function createQueue(s: SqliteSession, queue: string, options: CreateQueu
   );
 }
 
-export function dropQueue(s: SqliteSession, queue: string): void {
+/** With onlyIfEmpty the count and the drop share one write transaction (BEGIN IMMEDIATE): no send slips in. */
+export function dropQueue(s: SqliteSession, queue: string, options: DropQueueOptions = {}): void {
   const name = validateQueueName('sqlite', queue);
   s.run(() =>
     s.writeTx(() => {
       const q = s.requireQueue(name);
       const key = { tenant: s.tenant, queue: q.id };
+      if (options.onlyIfEmpty) {
+        const n = Number(s.stmt<{ n: number | bigint }>(SQL.COUNT_QUEUE_MESSAGES).get(key)?.n ?? 0);
+        if (n > 0) throw new QueueNotEmptyError(name, n);
+      }
       s.stmt(SQL.DELETE_QUEUE_KVS).run(key);
       s.stmt(SQL.DELETE_QUEUE_MESSAGES).run(key);
       if (s.hasRateLimits) s.stmt(SQL.DELETE_QUEUE_RATE_LIMITS).run(key);

@@ -50,6 +50,8 @@ export const INSERT_QUEUE = `INSERT INTO queues (id, tenant_id, name, rate_limit
 
 export const DELETE_QUEUE = `DELETE FROM queues WHERE tenant_id = @tenant AND id = @queue`;
 export const DELETE_QUEUE_KVS = `DELETE FROM kvs WHERE tenant_id = @tenant AND queue_id = @queue`;
+/** Every message of a queue, failed ones too (a drop confirmed as empty counts them in its transaction). */
+export const COUNT_QUEUE_MESSAGES = `SELECT count(*) AS n FROM messages WHERE tenant_id = @tenant AND queue_id = @queue`;
 export const DELETE_QUEUE_MESSAGES = `DELETE FROM messages WHERE tenant_id = @tenant AND queue_id = @queue`;
 export const DELETE_QUEUE_RATE_LIMITS = `DELETE FROM rate_limits WHERE tenant_id = @tenant AND queue_id = @queue`;
 

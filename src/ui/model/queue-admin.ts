@@ -33,3 +33,8 @@ export function dropQuestion(label: string, c: DropCount): string {
   const messages = `${c.estimated ? '~' : ''}${n(c.total)} ${c.total === 1 ? 'message' : 'messages'}`;
   return `Drop queue ${label} and its ${messages}${archived}? Type its name to confirm: `;
 }
+
+/** "not dropped: queue orders now holds 50 messages": a queue confirmed as empty got messages before the y. */
+export function notDroppedLine(label: string, messages: number): string {
+  return `not dropped: queue ${label} now holds ${messages.toLocaleString('en-US')} ${messages === 1 ? 'message' : 'messages'}`;
+}
