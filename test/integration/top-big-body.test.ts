@@ -68,7 +68,7 @@ describe.skipIf(!haveTmux)('hostile bodies in the message view (real terminal)',
     t.keys('j');
     await t.waitFor(new RegExp(`^› +${ids[1]} `, 'm'), 20_000);
     t.keys('Enter');
-    let screen = await t.waitFor('body (JSON), 40000 bytes:', 20_000);
+    let screen = await t.waitFor('body (JSON), 40,000 bytes:', 20_000);
     // Indentation stops growing at 16 levels (32 columns).
     screen = await t.waitFor((s) => s.includes(`${' '.repeat(32)}[`), 10_000);
     expect(screen).not.toContain(`${' '.repeat(34)}[`);
@@ -108,12 +108,12 @@ describe.skipIf(!haveTmux)('hostile bodies in the message view (real terminal)',
       t.keys('j');
       await t.waitFor(/^› +2 ready/m, 20_000);
       t.keys('Enter');
-      const screen = await t.waitFor(/body \(JSON\), 5\d{7} bytes:/, 60_000);
+      const screen = await t.waitFor(/body \(JSON\), 5\d{1}(,\d{3}){2} bytes:/, 60_000);
       expect(screen).toMatch(/"text": "x{20}/);
       // A few refreshes of the message with the body on screen.
       await sleep(5000);
       expect(t.exitStatus()).toBeUndefined();
-      await t.waitFor(/body \(JSON\), 5\d{7} bytes:/, 10_000);
+      await t.waitFor(/body \(JSON\), 5\d{1}(,\d{3}){2} bytes:/, 10_000);
       const peak = peakRssMb(probe);
       console.info(`top-big-body: peak RSS ${peak.toFixed(0)} MB with a 50 MB body on screen`);
       expect(peak).toBeLessThan(700);

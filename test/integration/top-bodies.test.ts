@@ -64,7 +64,7 @@ describe.skipIf(!tmuxAvailable())('long bodies on pgmq (compat schema, real term
     const t = await topOn(url, p, { width: 100, height: 30, env: { PAGER: recordingPager(dir) } });
     writeFileSync(join(dir, 'socket'), t.socket);
     t.keys('Enter', 'Enter');
-    let screen = await t.waitFor(/body \(JSON\), \d+ bytes:/);
+    let screen = await t.waitFor(/body \(JSON\), [\d,]+ bytes:/);
     expect(screen).toContain(`${queue} · message 1`);
     expect(screen).toMatch(/^ {2}"long": "L{88}…$/m);
     expect(screen).toContain('"red": "\\u001b[31mred"');
@@ -119,13 +119,13 @@ describe.skipIf(!tmuxAvailable())('long bodies on pgmq (compat schema, real term
   test('less as the pager: the message in it, q gives the screen back to top', async () => {
     const t = await topOn(url, p, { width: 100, height: 30, env: { PAGER: 'less' } });
     t.keys('Enter', 'Enter');
-    await t.waitFor(/body \(JSON\), \d+ bytes:/);
+    await t.waitFor(/body \(JSON\), [\d,]+ bytes:/);
     t.keys('p');
     let screen = await t.waitFor((s) => s.includes('"rtl": "שלום עולם 👍🏽 مرحبا",') && !s.includes('smq top'));
     expect(screen).toContain(`${queue} · message 1`);
     t.keys('q');
     screen = await t.waitFor((s) => s.includes('smq top') && s.includes(`${queue} · message 1`));
-    expect(screen).toMatch(/body \(JSON\), \d+ bytes:/);
+    expect(screen).toMatch(/body \(JSON\), [\d,]+ bytes:/);
     // Keys work at once: ← goes back, Esc to the list.
     t.keys('Left', 'Escape');
     await t.waitFor(/\d+ of \d+ queues?/);
@@ -147,7 +147,7 @@ describe.skipIf(!tmuxAvailable())('long bodies on a SmoothMQ file (real terminal
     const t = startTop(['--sqlite', file, '--interval', '1'], { width: 80, height: 24, env: { PAGER: '/nonexistent' } });
     await t.waitFor(/1 of 1 queue/);
     t.keys('Enter', 'Enter');
-    let screen = await t.waitFor(/^body, \d+ bytes:$/m);
+    let screen = await t.waitFor(/^body, [\d,]+ bytes:$/m);
     expect(screen).toMatch(/^start \\e\[31mred\\e\[0m ע+…$/m);
     t.keys('w');
     screen = await t.waitFor('· wrapped');

@@ -55,6 +55,8 @@ test('counted: one queue, two queues, zero messages', () => {
   expect(counted(1, 'queue')).toBe('1 queue');
   expect(counted(2, 'queue')).toBe('2 queues');
   expect(counted(0, 'message')).toBe('0 messages');
+  // As the question before it says it: "Delete 100,000 messages?" was answered "deleted 100000 messages".
+  expect(counted(100_000, 'message')).toBe('100,000 messages');
 });
 
 describe('help', () => {

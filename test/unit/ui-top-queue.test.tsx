@@ -326,7 +326,7 @@ describe('actions ask first', () => {
     expect(during.find((line) => line.startsWith('send to orders: '))).toMatch(/^send to orders: …9+ {2}/);
     await h!.press(KEYS.enter);
     await h!.settle();
-    expect(h!.frame()).toContain('(JSON number, 2000 bytes)? [y/N]');
+    expect(h!.frame()).toContain('(JSON number, 2,000 bytes)? [y/N]');
     await h!.press('y');
     await h!.settle();
     expect(b.callsOf('send')[0]!.args).toEqual(['orders', { body: number }]);
@@ -337,7 +337,7 @@ describe('actions ask first', () => {
     for (let at = 0; at < array.length; at += 4096) await h!.paste(array.slice(at, at + 4096));
     await h!.press(KEYS.enter);
     await h!.settle();
-    expect(h!.frame()).toContain(`(JSON array, 3000 items, ${array.length} bytes)? [y/N]`);
+    expect(h!.frame()).toContain(`(JSON array, 3,000 items, ${array.length.toLocaleString('en-US')} bytes)? [y/N]`);
     await h!.press('y');
     await h!.settle();
     expect(b.callsOf('send')[1]!.args).toEqual(['orders', { body: array }]);

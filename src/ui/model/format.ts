@@ -24,7 +24,7 @@ export function formatCount(n: number | undefined | null, estimated = false): st
 
 /** "1 queue", "2 queues", "0 messages": a count with its noun in the right number. */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : plural}`;
+  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : plural}`;
 }
 
 /** Messages per second: "-" unknown, "0", "3.5", "120", "12.3k"; approximate ones get `~`. */

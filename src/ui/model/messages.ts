@@ -1,6 +1,6 @@
 // The message table of the queue view and the lines of the message detail.
 import type { Capabilities, Message } from '../../backends/types.js';
-import { bodyPreview, fitText, formatAge, formatTimestamp, formatVisibleIn, headerLines, headersPreview } from './format.js';
+import { bodyPreview, counted, fitText, formatAge, formatTimestamp, formatVisibleIn, headerLines, headersPreview } from './format.js';
 import { bodyLines } from './pretty.js';
 import { cellWidth } from '../../text/width.js';
 import { windowOf } from './body-view.js';
@@ -155,8 +155,8 @@ export function detailFacts(m: Message, caps: Capabilities, now: number): string
 export function bodySection(body: string): string[] {
   const pretty = bodyLines(body);
   const bytes = Buffer.byteLength(body, 'utf8');
-  const lines = ['', `body${pretty.json ? ' (JSON)' : ''}, ${bytes} bytes:`, ...pretty.lines];
-  if (pretty.cut) lines.push(`… the rest of the body is not shown here (${bytes} bytes in all: smq peek prints it whole)`);
+  const lines = ['', `body${pretty.json ? ' (JSON)' : ''}, ${counted(bytes, 'byte')}:`, ...pretty.lines];
+  if (pretty.cut) lines.push(`… the rest of the body is not shown here (${counted(bytes, 'byte')} in all: smq peek prints it whole)`);
   return lines;
 }
 

@@ -11,7 +11,7 @@ export function searchWhat(s: SearchState): string {
   return ` · search ${escapeControl(s.text)} (${how})`;
 }
 
-const rows = (n: number) => counted(n, 'row').replace(/^\d+/, n.toLocaleString('en-US'));
+const rows = (n: number) => counted(n, 'row');
 
 /** `scanning… 5,000 of ~20k rows · 3 matches` / `done: 20,000 rows in 0.4s · 3 matches` / …. */
 export function searchProgress(s: SearchState, total: { n: number; estimated: boolean } | undefined, now: number): string {
