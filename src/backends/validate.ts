@@ -12,11 +12,21 @@ import { MESSAGE_STATES, type MessageId, type MessageState, type PeekOptions, ty
 /** The visibility timeout a receive uses when none is given and the queue has none of its own (pgmq). */
 export const DEFAULT_VT_SEC = 30;
 
+/**
+ * The most any count or number of seconds may be: pgmq's functions take a 32-bit integer, and
+ * SmoothMQ is held to the same (it took any number: a lease until the year 5195).
+ */
+export const MAX_WHOLE = 2_147_483_647;
+
+const tooLarge = (value: number, what: string, unit: string, note = '') =>
+  invalidInput(`invalid ${what} ${String(value)}`, `give a whole number${unit} up to ${MAX_WHOLE}${note}`);
+
 /** A whole number of seconds, 0 or more (a visibility timeout, a delay). */
 export function wholeSeconds(value: number, what: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     throw invalidInput(`invalid ${what} ${String(value)}`, 'give a whole number of seconds, 0 or more');
   }
+  if (value > MAX_WHOLE) throw tooLarge(value, what, ' of seconds', ' (about 68 years)');
   return value;
 }
 
@@ -25,6 +35,7 @@ export function positiveWhole(value: number, what: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw invalidInput(`invalid ${what} ${String(value)}`, 'give a whole number of 1 or more');
   }
+  if (value > MAX_WHOLE) throw tooLarge(value, what, '');
   return value;
 }
 

@@ -290,6 +290,30 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
     expect(m?.readCount).toBe(0);
   });
 
+  // pgmq's functions take a 32-bit integer; SQLite took any number (a lease to the year 5195).
+  test('seconds or quantities beyond 2147483647 are refused on both stores, in one line, and nothing changes', async () => {
+    const [id] = await b.sendBatch(q, [{ body: '{"n": 1}' }]);
+    const big = 2_147_483_648;
+    for (const [p, what] of [
+      [b.receive(q, { qty: 1, vtSec: 99_999_999_999 }), 'visibility timeout'],
+      [b.setVisibility(q, [id!], big), 'visibility timeout'],
+      [b.send(q, { body: '{}', delaySec: big }), 'delay'],
+      [b.receive(q, { qty: big, vtSec: 30 }), 'quantity'],
+      [b.peek(q, { limit: big }), 'limit'],
+    ] as const) {
+      const err = await (p as Promise<unknown>).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, what).toBeInstanceOf(SmqError);
+      expect((err as SmqError).kind).toBe('invalid-input');
+      expect((err as SmqError).line()).toMatch(new RegExp(`^invalid ${what} \\d+: .*up to 2147483647`));
+    }
+    const [m] = await b.peek(q, { limit: 1 });
+    expect(m).toMatchObject({ state: 'ready', readCount: 0 });
+    expect((await b.queueStats(q)).total).toBe(1);
+  });
+
   test('the same arguments are refused on both stores: ids, quantities, page sizes, dequeue modes', async () => {
     await expectKind(b.delete(q, [-1n]), 'invalid-input');
     await expectKind(b.setVisibility(q, [1n << 63n], 0), 'invalid-input');
