@@ -1,7 +1,16 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 // First, before anything loads: `ps` shows the command line as given (a password in --url
 // too) until the title changes, and loading smq's modules takes about 150 ms. A bare title
 // now; the arguments, passwords starred, once the code that finds passwords is loaded (below).
+// The arguments' bytes as given, read before that (see src/text/argv-bytes.ts); Linux only.
+const rawArgs = (() => {
+  try {
+    return readFileSync('/proc/self/cmdline');
+  } catch {
+    return undefined;
+  }
+})();
 process.title = 'smq';
 // smq's entry: run the command, and turn whatever it throws into one line on stderr and
 // an exit code (0 done, 1 runtime failure, 2 bad usage or input, 3 not found).
@@ -23,6 +32,7 @@ try {
 }
 const {
   escapeControl,
+  firstNonUtf8Argument,
   isDeadTerminalError,
   isSmqError,
   leaveProcess,
@@ -40,6 +50,14 @@ const say = (text) => process.stderr.write(escapeControl(redactSecrets(String(te
 // `ps` shows every process's command line to every local user: smq's shows its arguments with
 // the passwords starred (Node rewrites the command line's own memory, which `ps` reads).
 process.title = ['smq', ...argv.map((a) => redactSecrets(a, secrets))].join(' ');
+const notUtf8 = firstNonUtf8Argument(rawArgs, argv.length);
+rawArgs?.fill(0); // it holds the arguments as given, passwords too
+if (notUtf8 !== undefined) {
+  say(
+    `smq: argument ${notUtf8 + 1} is not valid UTF-8: give every argument as UTF-8 text (is the terminal or the script in another encoding?)`,
+  );
+  leaveProcess(2);
+}
 
 // `smq peek q | head -1`: the reader went away; that is not an error worth a stack. A send
 // from stdin goes on to store every line first (src/output/closed-output.ts).

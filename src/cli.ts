@@ -14,6 +14,7 @@ export { isSmqError, SmqError } from './errors.js';
 export { redactSecrets } from './backends/secrets.js';
 export { secretsFor } from './backends/target.js';
 export { escapeControl } from './text/escape.js';
+export { firstNonUtf8Argument } from './text/argv-bytes.js';
 export { isDeadTerminalError, leaveProcess, terminalHungUp } from './output/hangup.js';
 export { stdoutGoneWhileChanging } from './output/closed-output.js';
 

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { ensureBuilt, ndjson, runCli, type CliResult, type RunOptions } from '../helpers/run-cli.js';
+import { BIN, ensureBuilt, ndjson, runCli, type CliResult, type RunOptions } from '../helpers/run-cli.js';
+import { spawnSync } from 'node:child_process';
 import { main } from '../../src/cli.js';
 import type { Io } from '../../src/output/io.js';
 import { SmqError } from '../../src/errors.js';
@@ -501,6 +502,26 @@ describe('the command line itself', () => {
       const r = await runCli([...args, ...sqlite]);
       expect(r.stderr, args.join(' ')).not.toContain('more than once');
     }
+  });
+
+  // Node reads arguments as UTF-8 and puts U+FFFD for bytes that are not: a body or a queue
+  // name was stored with them silently, where stdin's invalid UTF-8 is refused.
+  test('an argument that is not valid UTF-8 is refused in one line, and nothing is stored', async () => {
+    const file = join(tmp, 'bytes.sqlite');
+    ok(await runCli(['init', '--sqlite', file]));
+    ok(await runCli(['create', 'q', '--sqlite', file]));
+    const viaShell = (args: string) =>
+      spawnSync('sh', ['-c', `exec "$0" "$1" ${args}`, process.execPath, BIN], { encoding: 'utf8', env: { ...process.env, F: file } });
+    for (const args of [`send q "$(printf '\\377\\376abc')" --sqlite "$F"`, `create "$(printf 'q_\\377')" --sqlite "$F"`]) {
+      const r = viaShell(args);
+      expect(r.status, args).toBe(2);
+      expect(r.stderr, args).toMatch(/^smq: argument \d is not valid UTF-8: .+\n$/);
+    }
+    const queues = ndjson((await runCli(['queues', '--sqlite', file, '--output', 'ndjson'])).stdout);
+    expect(queues.map((x) => (x as { name: string }).name)).toEqual(['q']);
+    expect(ndjson((await runCli(['peek', 'q', '--sqlite', file, '--output', 'ndjson'])).stdout)).toEqual([]);
+    // Valid UTF-8 beyond ASCII goes through.
+    expect(viaShell(`send q "$(printf '\\303\\251')" --sqlite "$F"`).status).toBe(0);
   });
 
   test("a command word taken as an option's value: the line says so", async () => {
