@@ -17,6 +17,10 @@ const GROUP_TITLE: Record<string, string> = {
   ack: 'ack (ms)',
   scheduleLag: 'schedule lag (ms)',
 };
+/** The store's differences (compare.ts storeChanges) read as words; their values are shown as they are. */
+const STORE_LABEL: Record<string, string> = { store: 'store', storeVersion: 'store version', schema: 'schema' };
+/** A store's name or version as it is, unless it holds a control character (a doctored report). */
+const plain = (v: unknown) => (typeof v === 'string' && !/[\x00-\x1f\x7f]/.test(v) ? v : JSON.stringify(v));
 const METRIC_LABEL: Record<string, string> = { sendPerSec: 'send', receivePerSec: 'receive', p999: 'p99.9' };
 
 const num = (n: number) =>
@@ -45,7 +49,12 @@ export function formatComparison(c: Comparison, baseline: RunLabel, next: RunLab
   const label = (what: string, r: RunLabel) => `${what}  ${r.file}${r.startedAt ? `  ${r.startedAt}` : ''}  verdict ${r.verdict ?? '?'}`;
   out.push(label('baseline', baseline), label('new     ', next));
   if (c.configChanges.length > 0) {
-    const changes = c.configChanges.map((d) => `${d.key} ${JSON.stringify(d.baseline)} → ${JSON.stringify(d.next)}`);
+    const changes = c.configChanges.map((d) => {
+      const store = STORE_LABEL[d.key];
+      return store
+        ? `${store} ${plain(d.baseline)} → ${plain(d.next)}`
+        : `${d.key} ${JSON.stringify(d.baseline)} → ${JSON.stringify(d.next)}`;
+    });
     out.push(`settings differ (not like for like): ${changes.join(', ')}`);
   }
   out.push('');

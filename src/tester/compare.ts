@@ -51,7 +51,11 @@ export interface Comparison {
   readonly maxRegressionPct: number;
   readonly rows: readonly ComparisonRow[];
   readonly regressions: readonly ComparisonRow[];
-  /** Settings that differ between the runs: the comparison may not be like for like. */
+  /**
+   * What differs between the runs, so the comparison may not be like for like: first the
+   * store (key store: pgmq or sqlite; storeVersion; schema, e.g. "pgmq 1.13.0"), when both
+   * reports recorded it, then the settings.
+   */
   readonly configChanges: readonly { readonly key: string; readonly baseline: unknown; readonly next: unknown }[];
 }
 
@@ -99,7 +103,7 @@ export function compareReports(baseline: ComparableReport, next: ComparableRepor
     maxRegressionPct,
     rows,
     regressions: rows.filter((r) => r.regression),
-    configChanges: configChanges(baseline.config, next.config),
+    configChanges: [...storeChanges(baseline.environment, next.environment), ...configChanges(baseline.config, next.config)],
   };
 }
 
@@ -168,6 +172,24 @@ function percentileNoisePct(a: ComparableReport, b: ComparableReport, name: stri
       .map((s) => s.latency?.[name]?.[p])
       .filter((v): v is number => typeof v === 'number');
   return noiseOf(per(a), per(b));
+}
+
+/** The store's identity in a report's environment, by the key a difference is named with. */
+const STORE_KEYS = [
+  ['store', 'backend'],
+  ['storeVersion', 'serverVersion'],
+  ['schema', 'schema'],
+] as const;
+
+/** The store, its version and its schema where they differ (only what both reports recorded). */
+function storeChanges(a: ComparableReport['environment'], b: ComparableReport['environment']): Comparison['configChanges'] {
+  const out: { key: string; baseline: unknown; next: unknown }[] = [];
+  for (const [key, field] of STORE_KEYS) {
+    const va = a?.[field];
+    const vb = b?.[field];
+    if (typeof va === 'string' && typeof vb === 'string' && va !== vb) out.push({ key, baseline: va, next: vb });
+  }
+  return out;
 }
 
 function configChanges(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): Comparison['configChanges'] {

@@ -56,6 +56,36 @@ describe('tester compare', () => {
     expect(text).toContain('settings differ (not like for like): senders 2 → 8');
   });
 
+  test('a report of another store is named first among the differences: the store, its version, its schema', () => {
+    const pg = {
+      backend: 'pgmq',
+      serverVersion: 'PostgreSQL 15.18',
+      schema: 'pgmq 1.13.0',
+      node: 'v20',
+      location: 'postgres://h/db',
+    };
+    const lite = { backend: 'sqlite', serverVersion: 'SQLite 3.53.2', schema: 'SmoothMQ', node: 'v20', location: '/tmp/x.db' };
+    const c = compareReports(
+      run(1000, 1, 10, { environment: pg }),
+      run(1000, 1, 10, { environment: lite, config: { ...run(1, 1).config, senders: 8 } }),
+      10,
+    );
+    expect(c.configChanges.map((d) => d.key)).toEqual(['store', 'storeVersion', 'schema', 'senders']);
+    const text = formatComparison(c, { file: 'a.json' }, { file: 'b.json' });
+    expect(text).toContain(
+      'settings differ (not like for like): store pgmq → sqlite, store version PostgreSQL 15.18 → SQLite 3.53.2, schema pgmq 1.13.0 → SmoothMQ, senders 2 → 8',
+    );
+    // Same store, another pgmq: the schema alone; where the run ran (location, node) is not a setting.
+    const newer = compareReports(
+      run(1000, 1, 10, { environment: pg }),
+      run(1000, 1, 10, { environment: { ...pg, schema: 'pgmq 1.12.0', location: 'elsewhere' } }),
+      10,
+    );
+    expect(newer.configChanges).toEqual([{ key: 'schema', baseline: 'pgmq 1.13.0', next: 'pgmq 1.12.0' }]);
+    // A report without an environment (older) says nothing about the store.
+    expect(compareReports(run(1000, 1), run(1000, 1, 10, { environment: lite }), 10).configChanges).toEqual([]);
+  });
+
   test('a role that did not run is left out; per-second percentiles give latency noise', () => {
     const a = run(1000, 1, 10, { throughput: { sendPerSec: 1000, receivePerSec: 0 } });
     const withP99 = (r: ComparableReport, v: number) => ({
