@@ -1,12 +1,12 @@
 // smq tester compare BASELINE.json NEW.json: two runs of `smq tester --json` side by side;
 // exit 5 when throughput dropped or a p99 rose by more than --max-regression (for CI).
-import { readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { ExitCode, usageError } from '../errors.js';
 import { toJsonDocument, toJsonLine } from '../output/json.js';
 import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
 import { compareReports, reportProblem, type ComparableReport } from '../tester/compare.js';
 import { formatComparison } from '../tester/compare-text.js';
+import { readReportFile, ReportFileError } from './report-file.js';
 import { GLOBAL_OPTION_NAMES, ioOf, outputFormatOf, setExitCode, type GlobalArgs } from './context.js';
 
 interface CompareArgs extends GlobalArgs {
@@ -15,14 +15,17 @@ interface CompareArgs extends GlobalArgs {
   readonly maxRegression: string;
 }
 
+/** A report is tens of kB (a long run's series, a few MB): anything beyond this is not one. */
+export const REPORT_MAX_BYTES = 64 * 1024 * 1024;
+
 /** A report saved by `smq tester --json`: one usage line when it cannot be read or is not one. */
 export function readReport(file: string): ComparableReport {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readReportFile(file, escapeControl(file), REPORT_MAX_BYTES);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw usageError(`cannot read ${escapeControl(file)} (${code ?? 'error'})`, 'give the file `smq tester --json > FILE` wrote');
+    if (!(e instanceof ReportFileError)) throw e;
+    throw usageError(e.problem, e.tooLarge ? undefined : 'give the file `smq tester --json > FILE` wrote');
   }
   let doc: unknown;
   try {

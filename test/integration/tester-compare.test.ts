@@ -1,6 +1,7 @@
 // `smq tester compare` as a CI job uses it: two real runs saved with --json, then the built
 // binary compares them; a doctored copy stands for a slower build.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -91,5 +92,35 @@ describe('smq tester compare', () => {
       expect(r.stderr).toMatch(line);
       expect(r.stderr).not.toMatch(/ {4}at /);
     }
+  });
+
+  /** compare on a bad baseline: one line on stderr, exit 2, and soon (reading nothing it need not). */
+  async function refused(path: string): Promise<string> {
+    const started = Date.now();
+    const r = await runCli(['tester', 'compare', path, file('a.json')], { timeoutMs: 10_000 });
+    expect(Date.now() - started, 'answered at once').toBeLessThan(8_000);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    return r.stderr;
+  }
+
+  test('a FIFO or a directory is refused at once, not waited on', async () => {
+    const fifo = file('fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    expect(await refused(fifo)).toMatch(/^smq: .*fifo\.json is a FIFO, not a file: give the file/);
+    mkdirSync(file('dir.json'));
+    expect(await refused(file('dir.json'))).toMatch(/^smq: .*dir\.json is a directory, not a file: give the file/);
+  });
+
+  test('a file larger than a report can be is refused by its size, before it is read', async () => {
+    const huge = file('huge.json');
+    writeFileSync(huge, '');
+    truncateSync(huge, 1024 ** 3); // sparse: 1 GiB that takes no disk
+    expect(await refused(huge)).toMatch(/^smq: .*huge\.json is 1\.0 GB: a report is at most 64 MiB$/m);
+  });
+
+  test('a device (/dev/zero, endless) is refused at once', async () => {
+    expect(await refused('/dev/zero')).toMatch(/^smq: \/dev\/zero is a character device, not a file: give the file/);
   });
 });
