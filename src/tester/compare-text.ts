@@ -25,7 +25,9 @@ const METRIC_LABEL: Record<string, string> = { sendPerSec: 'send', receivePerSec
 
 const num = (n: number) =>
   Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
-const pct = (n: number | null) => (n === null ? 'n/a' : `${n > 0 ? '+' : ''}${n.toFixed(1)}%`);
+/** Beyond this a change (or the noise) in percent is shown as '>+99999%': a baseline near 0 gives any size. */
+const PCT_SHOWN = 99_999;
+const pct = (n: number | null) => (n === null ? 'n/a' : n > PCT_SHOWN ? `>+${PCT_SHOWN}%` : `${n > 0 ? '+' : ''}${n.toFixed(1)}%`);
 
 function mark(r: ComparisonRow, maxRegressionPct: number): string {
   if (r.regression) return `regression (worse by more than ${maxRegressionPct}%)`;
@@ -65,7 +67,7 @@ export function formatComparison(c: Comparison, baseline: RunLabel, next: RunLab
       group = r.group;
       rows.push([GROUP_TITLE[group] ?? group, '', '', '', '', '']);
     }
-    const noise = r.noisePct === null ? 'n/a' : `±${r.noisePct.toFixed(1)}%`;
+    const noise = r.noisePct === null ? 'n/a' : r.noisePct > PCT_SHOWN ? `>±${PCT_SHOWN}%` : `±${r.noisePct.toFixed(1)}%`;
     rows.push([
       `  ${METRIC_LABEL[r.metric] ?? r.metric}`,
       num(r.baseline),

@@ -4,6 +4,10 @@
 // than --max-regression (throughput down, a p99 up); it is marked beyond noise when it is
 // larger than what the two runs' own per-second series say a run varies by.
 
+import { PERCENTILES } from './compare-input.js';
+
+export { PERCENTILES, reportProblem } from './compare-input.js';
+
 /** The parts of a tester report that a comparison reads (the JSON of `smq tester --json`). */
 export interface ComparableReport {
   readonly startedAt?: string;
@@ -59,25 +63,10 @@ export interface Comparison {
   readonly configChanges: readonly { readonly key: string; readonly baseline: unknown; readonly next: unknown }[];
 }
 
-/** The percentiles compared, in the report's names. */
-export const PERCENTILES = ['p50', 'p90', 'p99', 'p999', 'max'] as const;
 /** Histograms that measure the tester itself, not the queue: shown, never a regression. */
 const OWN_LATENCY = new Set(['scheduleLag']);
 /** Settings that describe the run, not its identity (queue names and run ids always differ). */
 const IGNORED_CONFIG = new Set(['queue', 'runId', 'keep', 'hdrLogPath']);
-
-/** What is wrong with a parsed document that should be a tester report; undefined when it is one. */
-export function reportProblem(doc: unknown): string | undefined {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'it is not a JSON object';
-  const r = doc as Record<string, unknown>;
-  const t = r['throughput'] as Record<string, unknown> | undefined;
-  if (typeof t !== 'object' || t === null || typeof t['sendPerSec'] !== 'number' || typeof t['receivePerSec'] !== 'number') {
-    return 'it has no throughput';
-  }
-  if (typeof r['latency'] !== 'object' || r['latency'] === null) return 'it has no latency';
-  if (typeof r['config'] !== 'object' || r['config'] === null) return 'it has no config';
-  return undefined;
-}
 
 export function compareReports(baseline: ComparableReport, next: ComparableReport, maxRegressionPct: number): Comparison {
   const rows: ComparisonRow[] = [];

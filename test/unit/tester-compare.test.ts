@@ -98,6 +98,57 @@ describe('tester compare', () => {
     expect(c.rows.find((r) => r.group === 'send' && r.metric === 'p99')!.noisePct).toBeNull();
   });
 
+  test('a number out of range in a report is refused, naming the field', () => {
+    const base = run(1000, 1);
+    const cases: [ComparableReport, RegExp][] = [
+      [{ ...base, throughput: { sendPerSec: -1e308, receivePerSec: 1 } }, /^throughput\.sendPerSec is -1e\+308: /],
+      [{ ...base, throughput: { sendPerSec: 1, receivePerSec: 1e308 } }, /^throughput\.receivePerSec is 1e\+308: /],
+      [{ ...base, latency: { endToEnd: { ...lat(10), p99: -3 } } }, /^latency\.endToEnd\.p99 is -3: /],
+      [{ ...base, latency: { endToEnd: { ...lat(10), max: 1e300 } } }, /^latency\.endToEnd\.max is 1e\+300: /],
+      [{ ...base, latency: { endToEnd: { ...lat(10), count: -1 } } }, /^latency\.endToEnd\.count is -1: /],
+      [{ ...base, series: [{ second: 0, sent: 1, received: -5 }] }, /^series\[0\]\.received is -5: /],
+      [
+        { ...base, series: [{ second: 0, sent: 1, latency: { endToEnd: { p99: 1e308 } } }] },
+        /^series\[0\]\.latency\.endToEnd\.p99 is 1e\+308: /,
+      ],
+      [{ ...base, series: [{ second: -1e308 }] }, /^series\[0\]\.second is -1e\+308: /],
+      [{ ...base, config: { ...base.config, warmupMs: -1e308 } }, /^config\.warmupMs is -1e\+308: /],
+      [{ ...base, config: { ...base.config, durationMs: 'long' } }, /^config\.durationMs is "long": /],
+    ];
+    for (const [doc, problem] of cases) expect(reportProblem(doc), String(problem)).toMatch(problem);
+    // JSON has no NaN or Infinity, but a number too large for a double parses as Infinity.
+    expect(reportProblem(JSON.parse(JSON.stringify(base).replace('"sendPerSec":1000', '"sendPerSec":1e999')))).toMatch(
+      /^throughput\.sendPerSec is Infinity: /,
+    );
+  });
+
+  test('no line of the table is wider than 80 columns because of a number (a verdict aside), however far apart the runs', () => {
+    const tiny = run(1000, 1, 10, {
+      throughput: { sendPerSec: 1e-9, receivePerSec: 1e-9 },
+      latency: { endToEnd: { ...lat(1e-9), p999: 1e-9, max: 1e-9 } },
+    });
+    const huge = run(1000, 1, 10, {
+      throughput: { sendPerSec: 1e9, receivePerSec: 1e9 },
+      latency: { endToEnd: { ...lat(1e9), p999: 1e9, max: 1e9 } },
+    });
+    expect(reportProblem(tiny)).toBeUndefined();
+    expect(reportProblem(huge)).toBeUndefined();
+    for (const [a, b] of [
+      [tiny, huge],
+      [huge, tiny],
+    ] as const) {
+      const text = formatComparison(compareReports(a, b, 10), { file: 'a.json' }, { file: 'b.json' });
+      const table = text.split('\n').filter((l) => /^ {2}\S/.test(l));
+      expect(table.length).toBeGreaterThan(3);
+      // The verdict's words (a regression's) are as wide as they always are; the numbers stay within 80.
+      for (const l of table) {
+        expect(l.replace(/ {2}(regression \(.*\)|better|worse)$/, '').length, l).toBeLessThanOrEqual(80);
+        // baseline, new, change, noise: '1,000,000,000' at the most.
+        for (const cell of l.trim().split(/ {2,}/).slice(1, 5)) expect(cell.length, l).toBeLessThanOrEqual(13);
+      }
+    }
+  });
+
   test('what is not a report, and percentages', () => {
     expect(reportProblem([])).toMatch(/not a JSON object/);
     expect(reportProblem({ throughput: { sendPerSec: 1 } })).toMatch(/no throughput/);
