@@ -234,7 +234,9 @@ export class RunCollector {
       interrupted: x.interrupted,
       totalToSend: x.totalToSend,
       durationMs: c.durationMs,
-      totals: { ...this.liveTotals },
+      // Errors from the threads' running totals, as their kinds are: the seconds' counts have
+      // only seconds that are over, and the total must not lag its own kinds.
+      totals: { ...this.liveTotals, errors: connection + other },
       sendRate: last?.sent ?? 0,
       receiveRate: last?.received ?? 0,
       series,
