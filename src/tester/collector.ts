@@ -12,7 +12,7 @@ import { laneOf, recordFanoutSend, type FanoutPlan } from './fanout.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
 import type { HdrLog } from './hdr-log.js';
 import { EndToEndIntervals } from './intervals.js';
-import { backlogTrend, RATE_SECONDS, workerRates, type WorkerRate } from './live-facts.js';
+import { backlogTrend, RATE_SECONDS, SILENT_SERIES_MS, workerRates, type WorkerRate } from './live-facts.js';
 import type { ProgressSnapshot } from './progress.js';
 import { SEND_ACKED, type FromWorker, type RunningTotals, type WorkerRole } from './protocol.js';
 import { addCounts, SeriesAggregator, zeroCounts } from './series.js';
@@ -66,10 +66,10 @@ export class RunCollector {
   private readonly threads = new Map<number, ThreadActivity>();
   private readonly indices = new Map<string, IndexActivity>();
 
-  /** threads: all worker threads, receiverThreads: those of receivers. */
+  /** threadCount: all worker threads, receiverThreads: those of receivers. */
   constructor(
     private readonly c: TesterConfig,
-    threads: number,
+    private readonly threadCount: number,
     receiverThreads: number,
     hdrLog: HdrLog | undefined,
     /** --topic: each bound queue's copies are lanes of their own in the checker (fanout.ts). */
@@ -91,11 +91,11 @@ export class RunCollector {
       this.apply(kind, sender, seq, a, b, id);
       if (fifo && sender < this.checker.senders) this.applyFifo(fifo, kind, { sender, seq, a, b, id, end, key, source });
     });
-    this.series = new SeriesAggregator(threads);
+    this.series = new SeriesAggregator(threadCount);
     this.intervals = new EndToEndIntervals(c.warmupMs, hdrLog);
     this.intervals.receiverThreads(receiverThreads);
     this.callSeconds = {
-      send: new CallSecondsMerger(threads - receiverThreads),
+      send: new CallSecondsMerger(threadCount - receiverThreads),
       receive: new CallSecondsMerger(receiverThreads),
       ack: new CallSecondsMerger(receiverThreads),
     };
@@ -203,6 +203,21 @@ export class RunCollector {
     return workerRates(out);
   }
 
+  /**
+   * Running threads that have not reported for SILENT_SERIES_MS (never, since the start: a
+   * thread blocked at once), taken as having reported every second before the current one.
+   */
+  private silentThreads(nowUs: number, elapsedMs: number): { workers: Set<number>; through: number } {
+    const workers = new Set<number>();
+    const startUs = nowUs - elapsedMs * 1000;
+    for (let slot = 0; slot < this.threadCount; slot++) {
+      const t = this.threads.get(slot);
+      if (t?.done) continue;
+      if (nowUs - (t?.lastUs ?? startUs) >= SILENT_SERIES_MS * 1000) workers.add(slot);
+    }
+    return { workers, through: Math.max(0, Math.floor(elapsedMs / 1000)) };
+  }
+
   /** Every worker is done: whatever is held back goes in. */
   releaseAll(): void {
     this.merger.release();
@@ -216,9 +231,9 @@ export class RunCollector {
       readonly drain: { readonly startUs: number; readonly timeoutMs: number } | undefined;
     },
   ): ProgressSnapshot {
-    const series = this.series.points();
-    const last = series[series.length - 1];
     const now = monoUs();
+    const series = this.series.points(this.silentThreads(now, x.elapsedMs));
+    const last = series[series.length - 1];
     const c = this.c;
     let connection = 0;
     let other = 0;

@@ -25,6 +25,12 @@ export function backlogTrend(series: readonly Pick<SecondCounts, 'sent' | 'recei
   return change > 0 ? 'growing' : 'shrinking';
 }
 
+/**
+ * A thread silent this long (it reports every 100 ms) is blocked in a call: its seconds since
+ * count as reported, with nothing in them, in the live series (series.ts points).
+ */
+export const SILENT_SERIES_MS = 1000;
+
 /** A worker silent (no report) this long is lagging whatever its rate was. */
 export const SILENT_LAG_MS = 2000;
 /** A worker at less than this share of its peers' median rate lags... */

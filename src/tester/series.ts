@@ -78,19 +78,39 @@ export class SeriesAggregator {
   /**
    * Number of leading seconds that every worker has reported, those in which nothing happened
    * (a frozen server) included: they are zeros, so the live rate falls to 0. Once every worker
-   * has ended: up to the last second that had anything.
+   * has ended: up to the last second that had anything. presumed: see points().
    */
-  get complete(): number {
+  completeSeconds(presumed?: PresumedSilent): number {
     let min = Infinity;
-    for (const r of this.reportedThrough) if (r < min) min = r;
+    for (const [worker, r] of this.reportedThrough.entries()) {
+      const through = presumed?.workers.has(worker) ? Math.max(r, presumed.through) : r;
+      if (through < min) min = through;
+    }
     return min === Infinity ? this.totals.length : min;
   }
 
-  /** Complete seconds (all of them, including the partial last one, once every worker finished). */
-  points(): SeriesPoint[] {
-    const n = this.complete;
+  get complete(): number {
+    return this.completeSeconds();
+  }
+
+  /**
+   * Complete seconds (all of them, including the partial last one, once every worker finished).
+   * presumed: workers silent so long that their thread is blocked in a call (a locked SQLite
+   * file: the driver answers synchronously, so the thread cannot report), taken as having
+   * reported every second before `through`. A blocked call moves nothing until it returns, so
+   * those seconds are zeros for it, and the live rates fall to 0 instead of repeating the last
+   * second before the block; whatever it reports later is still added to its seconds.
+   */
+  points(presumed?: PresumedSilent): SeriesPoint[] {
+    const n = this.completeSeconds(presumed);
     const out: SeriesPoint[] = [];
     for (let s = 0; s < n; s++) out.push({ second: s, ...(this.totals[s] ?? zeroCounts()) });
     return out;
   }
+}
+
+/** Workers (by position) that have not reported for a while, and the second they are taken to have reported up to. */
+export interface PresumedSilent {
+  readonly workers: ReadonlySet<number>;
+  readonly through: number;
 }

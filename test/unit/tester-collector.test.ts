@@ -6,13 +6,13 @@ import { RunCollector } from '../../src/tester/collector.js';
 import type { TesterConfig } from '../../src/tester/config.js';
 import type { FromWorker } from '../../src/tester/protocol.js';
 import { Recorder } from '../../src/tester/recorder.js';
-import { errorsText } from '../../src/ui/tester/format.js';
+import { backlogText, errorsText } from '../../src/ui/tester/format.js';
 
 type Progress = Extract<FromWorker, { type: 'PROGRESS' }>;
 
 const config = { senders: 1, receivers: 1, messagesPerSender: 100, warmupMs: 0, groups: 0 } as unknown as TesterConfig;
-const frame = (c: RunCollector, elapsedMs: number) =>
-  c.snapshot({ elapsedMs, phase: 'sending', interrupted: false, totalToSend: 100, lastError: undefined, faults: [], drain: undefined });
+const frame = (c: RunCollector, elapsedMs: number, phase: 'sending' | 'draining' = 'sending') =>
+  c.snapshot({ elapsedMs, phase, interrupted: false, totalToSend: 100, lastError: undefined, faults: [], drain: undefined });
 
 /** A thread's recorder whose clock is set by the test; its PROGRESS messages go into `posted`. */
 function thread(runStartUs: number) {
@@ -50,5 +50,49 @@ describe('the live errors', () => {
     expect(s.errorsByKind).toEqual({ connection: 8, other: 0 });
     expect(s.totals.errors).toBe(8);
     expect(errorsText(s)).toBe('errors 8 (8 connection, 0 other)');
+  });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('the live series while a thread is blocked in a call (a locked SQLite file)', () => {
+  test('its seconds since its last report count as zeros: the backlog is of now, not of the second it blocked', async () => {
+    const start = monoUs() - 7.5e6;
+    const sender = thread(start);
+    const a = thread(start);
+    const b = thread(start);
+    const c = new RunCollector({ ...config, receivers: 2 }, 3, 2, undefined);
+    const senderSlot = { role: 'sender' as const, indices: [0], slot: 0, roleSlot: 0 };
+    const aSlot = { role: 'receiver' as const, indices: [0], slot: 1, roleSlot: 0 };
+    const bSlot = { role: 'receiver' as const, indices: [1], slot: 2, roleSlot: 1 };
+    // 393 sent in seconds 0..3 (93 of them in second 3, while both receivers waited on the lock).
+    for (const [second, n] of [
+      [0, 100],
+      [1, 100],
+      [2, 100],
+      [3, 93],
+    ] as const)
+      sender.r.counter.at(second).sent += n;
+    sender.at(4.05);
+    sender.r.progress(true, 0);
+    c.progress(senderSlot, sender.posted.at(-1)!);
+    c.finished(senderSlot);
+    // Receiver a: 50/s in seconds 0..2, reported up to second 4, then blocked in a call.
+    for (const second of [0, 1, 2]) a.r.counter.at(second).received += 50;
+    a.at(4.05);
+    a.r.progress(false, 0);
+    c.progress(aSlot, a.posted.at(-1)!);
+    await sleep(1100);
+    // Receiver b: 50/s in seconds 0..2, then the 93 in second 5; reported up to second 7.
+    for (const second of [0, 1, 2]) b.r.counter.at(second).received += 50;
+    b.r.counter.at(5).received += 93;
+    b.at(7.05);
+    b.r.progress(false, 0);
+    c.progress(bSlot, b.posted.at(-1)!);
+    const s = frame(c, (monoUs() - start) / 1000, 'draining');
+    expect(s.series.length).toBeGreaterThanOrEqual(7);
+    expect(backlogText(s)).not.toMatch(/growing/);
+    expect(s.backlog.count).toBe(0);
+    expect(s.receiveRate).toBe(0);
   });
 });
