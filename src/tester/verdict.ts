@@ -43,9 +43,10 @@ export function nothingWorked(x: Pick<VerdictInput, 'senders' | 'receivers' | 'c
 }
 
 export function decideVerdict(x: VerdictInput): VerdictOutcome {
+  // Interrupted: a partial run, whatever it saw; never "clean" (a script testing for clean must
+  // not pass it). What went wrong besides (the queue not read back from a hung server) stays listed.
+  if (x.interrupted) return { verdict: 'interrupted', failure: x.stoppedBecause ?? null, partial: true };
   if (x.stoppedBecause !== undefined) return { verdict: 'failed', failure: x.stoppedBecause, partial: true };
-  // Interrupted: a partial run, whatever it saw; never "clean" (a script testing for clean must not pass it).
-  if (x.interrupted) return { verdict: 'interrupted', failure: null, partial: true };
   const why = nothingWorked(x);
   if (why !== undefined) return { verdict: 'failed', failure: why, partial: false };
   return { verdict: hasViolations(x.counts) || x.splitBrain === true ? 'violations' : 'clean', failure: null, partial: false };

@@ -197,6 +197,11 @@ describe('a server that stops answering (SIGSTOP)', () => {
     const doc = parse(r.stdout);
     expect(doc.interrupted).toBe(true);
     expect(doc.interruptedBy).toBe('SIGTERM');
+    // Interrupted, as every interrupted run, even though the queue could not be read back:
+    // that failure is still listed.
+    expect(doc.verdict).toBe('interrupted');
+    expect(doc.failure).toMatch(/the queue cannot be read after the run/);
+    expect(doc.partial).toBe(true);
     expect(doc.counts.sent).toBeGreaterThan(0);
     expect(doc.counts.lost).toBe(0);
     expect(r.stderr).toMatch(/smq tester: terminated: stopping senders/);

@@ -65,6 +65,10 @@ describe('decideVerdict (issue 13 item 19)', () => {
     expect(decideVerdict({ ...base, interrupted: true })).toEqual({ verdict: 'interrupted', failure: null, partial: true });
     expect(decideVerdict({ ...base, interrupted: true, counts: counts({ sent: 0 }) }).verdict).toBe('interrupted');
   });
+  test('interrupted and stopped early (SIGTERM while the server hangs): "interrupted", the failure still given', () => {
+    const why = 'the queue cannot be read after the run: no answer within 1 s';
+    expect(decideVerdict({ ...base, interrupted: true, stoppedBecause: why })).toEqual({ verdict: 'interrupted', failure: why, partial: true });
+  });
 });
 
 describe('exit codes of a finished run (issue 14): CI can tell them apart', () => {
