@@ -78,6 +78,13 @@ export function formatComparison(c: Comparison, baseline: RunLabel, next: RunLab
     ]);
   }
   out.push(...table(rows), '');
+  for (const [run, names] of [
+    ['the baseline', c.noSamples.baseline],
+    ['the new run', c.noSamples.next],
+  ] as const) {
+    const titles = names.map((n) => GROUP_TITLE[n]?.replace(/ \(.*\)$/, '') ?? n);
+    if (titles.length > 0) out.push(`${run} has no latency samples for ${titles.join(', ')} (rows left out)`);
+  }
   out.push("noise: two standard errors of the difference, from each run's per-second series (n/a: the series cannot tell)");
   out.push(
     c.regressions.length === 0

@@ -55,6 +55,8 @@ export interface Comparison {
   readonly maxRegressionPct: number;
   readonly rows: readonly ComparisonRow[];
   readonly regressions: readonly ComparisonRow[];
+  /** Histograms a run holds no sample of (count 0, e.g. a warm-up as long as the run): their rows are left out. */
+  readonly noSamples: { readonly baseline: readonly string[]; readonly next: readonly string[] };
   /**
    * What differs between the runs, so the comparison may not be like for like: first the
    * store (key store: pgmq or sqlite; storeVersion; schema, e.g. "pgmq 1.13.0"), when both
@@ -88,9 +90,14 @@ export function compareReports(baseline: ComparableReport, next: ComparableRepor
       rows.push(row(name, p, 'lower', va, vb, percentileNoisePct(baseline, next, name, p), maxRegressionPct, judged));
     }
   }
+  const empty = (r: ComparableReport) =>
+    Object.entries(r.latency)
+      .filter(([, l]) => l?.count === 0)
+      .map(([name]) => name);
   return {
     maxRegressionPct,
     rows,
+    noSamples: { baseline: empty(baseline), next: empty(next) },
     regressions: rows.filter((r) => r.regression),
     configChanges: [...storeChanges(baseline.environment, next.environment), ...configChanges(baseline.config, next.config)],
   };

@@ -171,6 +171,14 @@ export function validateConfig(c: TesterConfig): void {
       throw usageError(`--max-backlog ${c.maxBacklog} is less than --batch ${c.batch}`, 'the bound must hold at least one batch');
   }
   if (c.warmupMs < 0) throw usageError('--warmup must be 0 or more');
+  // The warm-up is left out of the statistics: one as long as the run leaves nothing to measure.
+  if (c.durationMs !== undefined && c.warmupMs > 0 && c.warmupMs >= c.durationMs) {
+    const s = (ms: number) => `${ms / 1000} s`;
+    throw usageError(
+      `--warmup (${s(c.warmupMs)}) is not shorter than --duration (${s(c.durationMs)}), so the run would measure nothing`,
+      'give a --warmup shorter than --duration, e.g. a tenth of it',
+    );
+  }
   if (c.drainTimeoutMs < 0) throw usageError('--drain-timeout must be 0 or more');
   if (c.settleMs !== undefined && !(c.settleMs >= 0 && c.settleMs <= 3_600_000)) throw usageError('--settle must be between 0s and 1h');
   if (c.outageTimeoutMs !== undefined && !(c.outageTimeoutMs > 0)) throw usageError('--outage-timeout must be more than 0');

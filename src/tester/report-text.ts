@@ -198,9 +198,14 @@ export function formatReport(r: TesterReport): string {
   }
   out.push(...failoverLines(r));
   for (const w of r.tester.warnings) out.push(`warning: ${w}`);
-  if (r.maxP99) {
+  const gate = r.maxP99;
+  if (gate) {
+    const { valueMs, limitMs } = gate;
     out.push(
-      `--max-p99   ${fmt(r.maxP99.valueMs)} ms ${r.maxP99.exceeded ? '>' : '<='} ${fmt(r.maxP99.limitMs)} ms${r.maxP99.exceeded ? ' (EXCEEDED)' : ''}`,
+      valueMs === null
+        ? // Nothing to judge is never a pass: said plainly, with the reason.
+          `--max-p99   not measured (no latency samples): ${gate.notMeasured ?? 'no message completed'}: the ${fmt(limitMs)} ms limit counts as missed`
+        : `--max-p99   ${fmt(valueMs)} ms ${gate.exceeded ? '>' : '<='} ${fmt(limitMs)} ms${gate.exceeded ? ' (EXCEEDED)' : ''}`,
     );
   }
   if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);

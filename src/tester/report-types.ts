@@ -7,6 +7,7 @@ import type { LatencySummary } from './histograms.js';
 import type { SecondLatency } from './intervals.js';
 import type { DatabaseFigures } from './store-figures.js';
 import type { SeriesPoint } from './series.js';
+import type { MaxP99Outcome } from './threshold.js';
 import type { Verdict } from './verdict.js';
 import type { CallsReport } from './report-parts.js';
 
@@ -124,7 +125,8 @@ export interface TesterReport {
   };
   /** Failed calls: connection (server down, restarting, connection lost) and other (database errors, injected faults). */
   readonly errors: { readonly count: number; readonly connection: number; readonly other: number; readonly last: string | null };
-  readonly maxP99: { readonly limitMs: number; readonly valueMs: number; readonly exceeded: boolean } | null;
+  /** --max-p99: the limit, the p99 judged (null: no samples, not measured), and whether the gate is missed. */
+  readonly maxP99: MaxP99Outcome | null;
   readonly hdrLog: string | null;
   /**
    * --max-backlog: the bound, the share of the senders' time spent waiting for room (0..1),

@@ -22,6 +22,7 @@ import type { SecondLatency } from './intervals.js';
 import type { DatabaseFigures } from './store-figures.js';
 import type { SeriesPoint } from './series.js';
 import { decideVerdict } from './verdict.js';
+import { judgeMaxP99 } from './threshold.js';
 import { callsReport, configReport, peakBacklog } from './report-parts.js';
 import type { SteadyCpu } from './cpu-window.js';
 import { cpuShare, pacingWarnings, round2, testerWarnings } from './warnings.js';
@@ -179,8 +180,16 @@ export function buildReport(x: ReportInput): TesterReport {
     }),
   );
 
-  const judged = lat.endToEnd.count > 0 ? lat.endToEnd : lat.send;
-  const maxP99 = c.maxP99Ms === undefined ? null : { limitMs: c.maxP99Ms, valueMs: judged.p99, exceeded: judged.p99 > c.maxP99Ms };
+  const maxP99 =
+    c.maxP99Ms === undefined
+      ? null
+      : judgeMaxP99(c.maxP99Ms, {
+          endToEnd: lat.endToEnd,
+          send: lat.send,
+          warmupMs: c.warmupMs,
+          durationMs: x.durationMs,
+          sent: summary.counts.sent,
+        });
   const drainMs = x.drain.startUs > 0 ? (x.nowUs - x.drain.startUs) / 1000 : 0;
   const counts = {
     ...summary.counts,

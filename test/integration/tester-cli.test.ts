@@ -1,5 +1,8 @@
 // `smq tester` as a user runs it: the built binary, its streams and its exit codes.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { BIN, REPO, cleanEnv, ensureBuilt, runCli } from '../helpers/run-cli.js';
 
@@ -79,6 +82,38 @@ describe('smq tester', () => {
     const doc = parse(r.stdout);
     expect(doc['verdict']).toBe('clean');
     expect(doc['maxP99']).toMatchObject({ limitMs: 0.001, exceeded: true });
+  });
+
+  test('--max-p99 with nothing measured (a --messages run that ends within its --warmup) exits 5: not measured, missed', async () => {
+    const r = await runCli(['tester', '--warmup', '5s', '--messages', '100', '--max-p99', '1ms', '--json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(5);
+    const doc = parse(r.stdout);
+    expect(doc['verdict']).toBe('clean');
+    expect(doc['latency']['endToEnd']['count']).toBe(0);
+    expect(doc['maxP99']).toMatchObject({ limitMs: 1, valueMs: null, samples: 0, missed: true });
+    expect(doc['maxP99']['notMeasured']).toMatch(/warm-up/);
+  });
+
+  test('--warmup as long as --duration or longer is refused: one line, exit 2, no temporary folder left', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'smq-warmup-'));
+    try {
+      for (const [warmup, duration] of [
+        ['5s', '2s'],
+        ['2s', '2s'],
+        ['1h', '2s'],
+      ]) {
+        const r = await runCli(['tester', '--warmup', warmup!, '--duration', duration!, '--max-p99', '1ms', '--json'], {
+          env: { TMPDIR: tmp },
+        });
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(r.stderr).toMatch(/--warmup .*--duration/);
+        expect(readdirSync(tmp)).toEqual([]);
+      }
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   test('--output ndjson prints the report as one JSON document on one line', async () => {

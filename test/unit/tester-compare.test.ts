@@ -149,6 +149,17 @@ describe('tester compare', () => {
     }
   });
 
+  test('a run with no latency samples (count 0) is named, not silently left out of the latency rows', () => {
+    const empty = { count: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
+    const base = run(1000, 1, 10, { latency: { endToEnd: empty, send: empty, scheduleLag: lat(1) } });
+    const c = compareReports(base, run(1000, 1), 10);
+    expect(c.rows.some((r) => r.group === 'endToEnd')).toBe(false);
+    expect(c.noSamples).toEqual({ baseline: ['endToEnd', 'send'], next: [] });
+    const text = formatComparison(c, { file: 'a.json' }, { file: 'b.json' });
+    expect(text).toContain('the baseline has no latency samples for end-to-end, send (rows left out)');
+    expect(compareReports(run(1000, 1), run(1000, 1), 10).noSamples).toEqual({ baseline: [], next: [] });
+  });
+
   test('what is not a report, and percentages', () => {
     expect(reportProblem([])).toMatch(/not a JSON object/);
     expect(reportProblem({ throughput: { sendPerSec: 1 } })).toMatch(/no throughput/);

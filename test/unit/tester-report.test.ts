@@ -188,6 +188,22 @@ describe('buildReport', () => {
     expect(buildReport(noReceiver).maxP99).toMatchObject({ limitMs: 6, exceeded: false });
   });
 
+  test('--max-p99 with no latency sample (every message sent within the warm-up) is not measured and counts as missed', () => {
+    const x = cleanRun();
+    const noSamples = x.workers.map((w) => ({ ...w, result: { ...w.result!, histograms: histograms({}) } }));
+    const r = buildReport({ ...x, workers: noSamples, config: { ...config, warmupMs: 5000, maxP99Ms: 1 } });
+    expect(r.latency.endToEnd.count).toBe(0);
+    expect(r.maxP99).toMatchObject({ limitMs: 1, valueMs: null, samples: 0, exceeded: false, missed: true });
+    expect(r.maxP99!.notMeasured).toMatch(/within the 5 s warm-up/);
+    expect(r.verdict).toBe('clean');
+    expect(formatReport(r)).toMatch(
+      /^--max-p99 +not measured \(no latency samples\): every message was sent within the 5 s warm-up .*counts as missed$/m,
+    );
+    // Measured: the sample count is given, and a p99 within the limit is not missed.
+    const measured = buildReport({ ...x, config: { ...config, maxP99Ms: 60 } }).maxP99;
+    expect(measured).toMatchObject({ limitMs: 60, samples: 3, exceeded: false, missed: false, notMeasured: null });
+  });
+
   test('a worker that died: its reported errors count, and the failure makes a partial, failed report', () => {
     const x = cleanRun();
     const dead: ReportedWorker = { role: 'receiver', indices: [1], result: undefined, reportedErrors: { connection: 2, other: 1 } };

@@ -67,17 +67,24 @@ describe('decideVerdict (issue 13 item 19)', () => {
   });
   test('interrupted and stopped early (SIGTERM while the server hangs): "interrupted", the failure still given', () => {
     const why = 'the queue cannot be read after the run: no answer within 1 s';
-    expect(decideVerdict({ ...base, interrupted: true, stoppedBecause: why })).toEqual({ verdict: 'interrupted', failure: why, partial: true });
+    expect(decideVerdict({ ...base, interrupted: true, stoppedBecause: why })).toEqual({
+      verdict: 'interrupted',
+      failure: why,
+      partial: true,
+    });
   });
 });
 
 describe('exit codes of a finished run (issue 14): CI can tell them apart', () => {
   type Finished = Parameters<typeof exitCodeOf>[0];
   const run: Finished = { interrupted: false, interruptedBy: null, verdict: 'clean', maxP99: null };
-  const missed = { limitMs: 1, valueMs: 2, exceeded: true };
+  const missed = { limitMs: 1, valueMs: 2, samples: 10, exceeded: true, missed: true, notMeasured: null };
+  const notMeasured = { limitMs: 1, valueMs: null, samples: 0, exceeded: false, missed: true, notMeasured: 'no send was acknowledged' };
   test('0 clean, 4 violations found, 5 --max-p99 missed; violations come first', () => {
     expect(exitCodeOf(run)).toBe(0);
-    expect(exitCodeOf({ ...run, maxP99: { ...missed, exceeded: false } })).toBe(0);
+    expect(exitCodeOf({ ...run, maxP99: { ...missed, exceeded: false, missed: false } })).toBe(0);
+    // No sample to judge (a warm-up as long as the run): never passed.
+    expect(exitCodeOf({ ...run, maxP99: notMeasured })).toBe(5);
     expect(exitCodeOf({ ...run, verdict: 'violations' })).toBe(4);
     expect(exitCodeOf({ ...run, maxP99: missed })).toBe(5);
     expect(exitCodeOf({ ...run, verdict: 'violations', maxP99: missed })).toBe(4);
