@@ -41,7 +41,7 @@ export function exitCodeOf(report: Pick<TesterReport, 'interrupted' | 'interrupt
 const EXIT_CODES_HELP = [
   'Exit codes:',
   '  0    clean: every message accounted for, thresholds met',
-  '  1    could not run: the store unreachable or refusing, a worker crashed, nothing worked',
+  '  1    could not run: the store unreachable or refusing, a worker crashed, nothing worked, a drain found no message of its run id',
   '  2    bad usage',
   '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected, group overlap, reordered, split brain)',
   '  5    --max-p99 missed, or not measured (no latency samples); the verdict is otherwise clean',

@@ -209,6 +209,7 @@ export function buildReport(x: ReportInput): TesterReport {
     calls,
     lastError: lastError ?? null,
     splitBrain: failover.servers.splitBrain.length > 0,
+    drain: c.senders === 0 ? { runId: x.runId, queue: x.queue.name } : undefined,
   });
   const faultsAt = new Map<number, string[]>();
   for (const f of failover.faults) faultsAt.set(f.second, [...(faultsAt.get(f.second) ?? []), f.fault]);

@@ -16,6 +16,8 @@ export interface VerdictInput {
   readonly lastError: string | null;
   /** Two primaries served the run (servers.ts): a violation whatever the counts. */
   readonly splitBrain?: boolean;
+  /** A drain (--senders 0): the earlier run's id and the queue drained. */
+  readonly drain?: { readonly runId: string; readonly queue: string } | undefined;
 }
 
 export interface VerdictOutcome {
@@ -27,9 +29,15 @@ export interface VerdictOutcome {
 }
 
 /** Why a run that ran to its end still proves nothing: no send acknowledged, or every call of a kind failed. */
-export function nothingWorked(x: Pick<VerdictInput, 'senders' | 'receivers' | 'counts' | 'calls' | 'lastError'>): string | undefined {
-  const { calls } = x;
+export function nothingWorked(
+  x: Pick<VerdictInput, 'senders' | 'receivers' | 'counts' | 'calls' | 'lastError' | 'drain'>,
+): string | undefined {
+  const { calls, counts } = x;
   const reasons: string[] = [];
+  // A drain that met no message of its run at all, received or left in the queue (a wrong
+  // --run-id, a queue already drained): it did nothing that was asked of it.
+  const found = counts.received + counts.receivedUnique + counts.notDrained + counts.duplicated + counts.resurrected;
+  if (x.senders === 0 && x.drain !== undefined && found === 0) reasons.push(`no message of run ${x.drain.runId} found in ${x.drain.queue}`);
   if (x.senders > 0 && x.counts.sent === 0)
     reasons.push(`no send was acknowledged (${calls.sendFailed} of ${calls.send} send calls failed)`);
   else if (calls.send > 0 && calls.sendFailed === calls.send) reasons.push(`every send call failed (${calls.send})`);

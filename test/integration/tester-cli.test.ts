@@ -186,6 +186,30 @@ describe('smq tester', () => {
     expect(r.stdout + r.stderr).not.toContain(new URL(url).password);
   });
 
+  test('a drain whose --run-id matches nothing in the queue: the report says so, exit 1, the other messages untouched', async () => {
+    const url = inject('pgUrl');
+    const queue = `tc_drain_${Date.now().toString(36)}`;
+    expect((await runCli(['create', queue, '--url', url])).code).toBe(0);
+    try {
+      expect((await runCli(['send', queue, '{"order": 1}', '--url', url])).code).toBe(0);
+      const args = ['tester', '--url', url, '--senders', '0', '--queue', queue, '--run-id', 'wrongid', '--drain-timeout', '1s'];
+      const r = await runCli([...args, '--json'], { timeoutMs: 60_000 });
+      expect(r.code).toBe(1);
+      const doc = parse(r.stdout);
+      expect(doc['verdict']).toBe('failed');
+      expect(doc['failure']).toBe(`no message of run wrongid found in ${queue}`);
+      expect(r.stderr).toContain(`no message of run wrongid found in ${queue}`);
+      const text = await runCli(args, { timeoutMs: 60_000 });
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(new RegExp(`^failed +no message of run wrongid found in ${queue}$`, 'm'));
+      expect(text.stdout).not.toMatch(/^verdict +clean/m);
+      const left = await runCli(['peek', queue, '--url', url, '--json']);
+      expect(left.stdout).toContain('order');
+    } finally {
+      await runCli(['drop', queue, '--url', url, '--yes']);
+    }
+  }, 90_000);
+
   test('Ctrl-C stops the senders, drains briefly, prints a partial report and exits 130', async () => {
     const child = spawn(process.execPath, [BIN, 'tester', '--duration', '60s', '--json'], {
       cwd: REPO,

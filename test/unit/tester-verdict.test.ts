@@ -56,6 +56,14 @@ describe('decideVerdict (issue 13 item 19)', () => {
     ).toBe('clean');
     expect(decideVerdict({ ...base, senders: 0, counts: counts({ sent: 0 }), calls: { ...calls, send: 0 } }).verdict).toBe('clean');
   });
+  test('a drain (--senders 0) that finds no message of its run id at all is failed, not clean', () => {
+    const none = counts({ sent: 0, received: 0, receivedUnique: 0, acknowledged: 0, ok: 0 });
+    const drain = { ...base, senders: 0, counts: none, calls: { ...calls, send: 0, ack: 0 }, drain: { runId: 'wrongid', queue: 'q1' } };
+    expect(decideVerdict(drain)).toEqual({ verdict: 'failed', failure: 'no message of run wrongid found in q1', partial: false });
+    // Found in the queue but not received (still leased): not "none found".
+    expect(decideVerdict({ ...drain, counts: { ...none, notDrained: 3 } }).verdict).toBe('clean');
+    expect(decideVerdict({ ...drain, interrupted: true }).verdict).toBe('interrupted');
+  });
   test('stopped early: failed and partial; interrupted: never clean', () => {
     expect(decideVerdict({ ...base, stoppedBecause: 'receiver 0 crashed' })).toEqual({
       verdict: 'failed',
