@@ -13,6 +13,7 @@ import { leaveProcess } from '../output/hangup.js';
 import { toJsonDocument, toJsonLine } from '../output/json.js';
 import { plainProgressLine } from '../ui/tester/format.js';
 import { readReport, testerCompareCommand } from './tester-compare.js';
+import { quitNow } from './tester-quit.js';
 import { testerConfigFrom, type TesterArgs } from './tester-config.js';
 
 export type { TesterArgs } from './tester-config.js';
@@ -94,7 +95,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
 
     // Ctrl-C, SIGTERM or SIGHUP (the terminal closed) once: stop the senders, drain briefly,
     // print the partial report, drop the fresh queue (exit 130, 143, 129). A second signal:
-    // leave at once.
+    // leave at once, the temporary folder removed, a queue left on the store named.
     let interrupts = 0;
     const onSignal = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP') => {
       interrupts += 1;
@@ -104,6 +105,8 @@ export async function runTester(argv: TesterArgs): Promise<number> {
         io.stderr.write(`\nsmq tester: ${what}: stopping senders and draining briefly (${again} to quit now)\n`);
         run.interrupt(signal);
       } else {
+        const given = { url: argv.url !== undefined, tenant: argv.tenant };
+        quitNow(io.stderr, { tempDir, keep: config.keep, leftBehind: run.leftBehind(), target, ...given });
         leaveProcess(SIGNAL_EXIT[signal]);
       }
     };

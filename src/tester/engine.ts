@@ -24,11 +24,11 @@ import type { TesterEvents, TesterPhase } from './progress.js';
 import type { EventLoopStats } from './protocol.js';
 import { buildReport, type StopSignal, type TesterReport } from './report.js';
 import { enableListen, restoreListen } from './listen.js';
-import { abandonRunQueue, dropRunQueue, prepareQueue, runQueueName, type RunQueue } from './run-queue.js';
+import { abandonRunQueue, dropRunQueue, prepareQueue, queuesLeft, runQueueName, type LeftQueue, type RunQueue } from './run-queue.js';
 import { planSettle } from './settle.js';
 import { databaseFigures, readActivity, readActivityAfter } from './store-figures.js';
 import { afterRunCalls, END_CALL_HURRIED_MS, reconcile } from './verify.js';
-import { cleanUpFanout, FanoutTally, fanoutSummary, newFanoutPlan, prepareFanout, reconcileFanout } from './fanout.js';
+import { cleanUpFanout, FanoutTally, fanoutSummary, newFanoutPlan, prepareFanout, reconcileFanout, type FanoutPlan } from './fanout.js';
 
 /** How often the main thread checks the drain and releases ordered events. */
 const TICK_MS = 100;
@@ -65,6 +65,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private settleNote: string | undefined;
   private fatal: string | undefined;
   private lastError: string | undefined;
+  /** The run's queue(s), once known: what a quit now would leave behind (leftBehind). */
+  private queues: { readonly queue: RunQueue; readonly plan: FanoutPlan | undefined } | undefined;
   private readonly pool = new WorkerPool({
     progress: (w, m) => this.collector?.progress(w, m),
     result: (w) => {
@@ -112,6 +114,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     this.stopWhere((w) => w.role === 'sender' || w.stopSent);
   }
 
+  /** The queues this run created to drop after it and has not dropped yet (a second Ctrl-C leaves them). */
+  leftBehind(): LeftQueue[] {
+    return this.queues ? queuesLeft(this.config, this.queues.queue, this.queues.plan) : [];
+  }
+
   private setPhase(p: TesterPhase): void {
     if (this.phase === p) return;
     this.phase = p;
@@ -129,6 +136,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     const backend = await openBackend(c.target, { create: c.createSqlite ?? false, ...this.open });
     const queue: RunQueue = { name: runQueueName(c, this.runId), created: false, dropped: false };
     const plan = c.fanout && newFanoutPlan(c, c.fanout);
+    this.queues = { queue, plan: plan || undefined };
     let cpuStart: NodeJS.CpuUsage | undefined;
     let reachable = true;
     let listen: Awaited<ReturnType<typeof enableListen>>;

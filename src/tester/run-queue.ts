@@ -9,6 +9,7 @@ import { checkListenSupport } from './listen.js';
 import { errorText } from './failures.js';
 import { END_CALL_HURRIED_MS, type AfterRunCalls } from './verify.js';
 import { withDeadline } from './lifecycle.js';
+import type { FanoutPlan } from './fanout.js';
 
 /** The queue a run uses: --queue, or a fresh one named after the run. */
 export function runQueueName(config: TesterConfig, runId: string): string {
@@ -20,6 +21,8 @@ export function runQueueName(config: TesterConfig, runId: string): string {
 export interface RunQueue {
   readonly name: string;
   created: boolean;
+  /** Its drop was asked for (it may not have ended); dropped: it did. */
+  dropping?: boolean;
   dropped: boolean;
 }
 
@@ -92,6 +95,18 @@ export function dropsQueue(c: TesterConfig, queue: RunQueue): boolean {
   return queue.created && c.queue === undefined && !c.keep;
 }
 
+/** A queue the run created to drop after it and has not dropped yet; maybe: its drop is under way. */
+export interface LeftQueue {
+  readonly name: string;
+  readonly maybe: boolean;
+}
+
+/** The queues the run created to drop after it, not dropped yet (--topic: the bound queues it created, not yet being dropped). */
+export function queuesLeft(c: TesterConfig, queue: RunQueue, plan: Pick<FanoutPlan, 'created'> | undefined): LeftQueue[] {
+  if (plan) return c.keep ? [] : plan.created.map((name) => ({ name, maybe: false }));
+  return dropsQueue(c, queue) && !queue.dropped ? [{ name: queue.name, maybe: queue.dropping === true }] : [];
+}
+
 /** After the run: drops the run's own queue; returns the warning when it could not. */
 export async function dropRunQueue(
   backend: Backend,
@@ -103,6 +118,7 @@ export async function dropRunQueue(
   if (!dropsQueue(c, queue)) return undefined;
   try {
     if (!reachable) throw new SmqError('connection', 'the database is unreachable');
+    queue.dropping = true;
     await calls.call('dropping the queue', () => backend.dropQueue(queue.name));
     queue.dropped = true;
     return undefined;
@@ -114,5 +130,6 @@ export async function dropRunQueue(
 /** The run failed before its report: its own queue goes, without waiting long (best effort). */
 export async function abandonRunQueue(backend: Backend, c: TesterConfig, queue: RunQueue): Promise<void> {
   if (!dropsQueue(c, queue) || queue.dropped) return;
+  queue.dropping = true;
   await withDeadline(backend.dropQueue(queue.name), END_CALL_HURRIED_MS, 'dropping the queue').catch(() => undefined);
 }
