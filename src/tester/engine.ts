@@ -116,7 +116,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
 
   /** The queues this run created to drop after it and has not dropped yet (a second Ctrl-C leaves them). */
   leftBehind(): LeftQueue[] {
-    return this.queues ? queuesLeft(this.config, this.queues.queue, this.queues.plan) : [];
+    return this.queues ? queuesLeft(this.config, this.queues.queue, this.queues.plan?.created) : [];
   }
 
   private setPhase(p: TesterPhase): void {

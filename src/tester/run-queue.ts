@@ -9,7 +9,6 @@ import { checkListenSupport } from './listen.js';
 import { errorText } from './failures.js';
 import { END_CALL_HURRIED_MS, type AfterRunCalls } from './verify.js';
 import { withDeadline } from './lifecycle.js';
-import type { FanoutPlan } from './fanout.js';
 
 /** The queue a run uses: --queue, or a fresh one named after the run. */
 export function runQueueName(config: TesterConfig, runId: string): string {
@@ -102,8 +101,8 @@ export interface LeftQueue {
 }
 
 /** The queues the run created to drop after it, not dropped yet (--topic: the bound queues it created, not yet being dropped). */
-export function queuesLeft(c: TesterConfig, queue: RunQueue, plan: Pick<FanoutPlan, 'created'> | undefined): LeftQueue[] {
-  if (plan) return c.keep ? [] : plan.created.map((name) => ({ name, maybe: false }));
+export function queuesLeft(c: TesterConfig, queue: RunQueue, fanoutCreated: readonly string[] | undefined): LeftQueue[] {
+  if (fanoutCreated) return c.keep ? [] : fanoutCreated.map((name) => ({ name, maybe: false }));
   return dropsQueue(c, queue) && !queue.dropped ? [{ name: queue.name, maybe: queue.dropping === true }] : [];
 }
 
