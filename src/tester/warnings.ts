@@ -98,6 +98,11 @@ export interface PacingFacts {
   readonly callsP50Ms: number;
   /** The slowest send call (service time, ms) and the calls that failed: a stalled store, not the tester. */
   readonly slowestSendMs?: number;
+  /** The slowest receive and acknowledgement calls (ms). */
+  readonly slowestReceiveMs?: number;
+  readonly slowestAckMs?: number;
+  /** --poll: a receive waits this long for messages by design (s). */
+  readonly pollSec?: number | undefined;
   readonly failedCalls?: number;
   /** Messages due before the end (--rate, --duration) that were never sent, and the messages sent (acknowledged or not). */
   readonly scheduledNotSent?: number;
@@ -142,6 +147,25 @@ export function pacingWarnings(f: PacingFacts): string[] {
         ? `the sends waited on the store: ${store.join(', ')}; a stalled or unreachable server, not the tester`
         : 'the senders could not keep up; see the schedule lag';
     out.push(`--rate was not reached: offered ${int(f.ratePerSec)} msg/s, achieved ${int(f.sendPerSec)} (${why})`);
+  }
+  // A stall the run came through (a server frozen for less than --timeout): nothing failed and
+  // the senders caught up, so only the maxima would show it. Said once: a --rate not reached says it above.
+  const rateLine = out.some((l) => l.startsWith('--rate was not reached'));
+  const pollMs = (f.pollSec ?? 0) * 1000;
+  const slow = (
+    [
+      ['send', f.slowestSendMs, STALLED_SEND_MS],
+      ['receive', f.slowestReceiveMs, STALLED_SEND_MS + pollMs],
+      ['acknowledgement', f.slowestAckMs, STALLED_SEND_MS],
+    ] as const
+  ).filter(([, ms, bar]) => ms !== undefined && ms >= bar);
+  if (slow.length > 0 && !rateLine) {
+    const which = slow.map(([what, ms], i) => `the slowest ${what}${i === 0 ? ' took' : ''} ${(ms! / 1000).toFixed(1)} s`);
+    const failed = f.failedCalls ?? 0;
+    out.push(
+      `the store stalled: ${which.join(', ')}; calls waited on the server ` +
+        `(${failed > 0 ? `${int(failed)} calls failed` : 'no call failed'}), so the latency maxima and the per-second series show the stall, not the tester`,
+    );
   }
   // A few sends behind at the end is the tester's own jitter; 1% of the schedule is worth a line.
   const notSent = f.scheduledNotSent ?? 0;

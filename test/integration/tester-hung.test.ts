@@ -178,6 +178,21 @@ describe('a server that stops answering (SIGSTOP)', () => {
     expect(doc.tester.warnings.join('\n')).toMatch(/[\d,]+ sends due before the end were never made/);
   }, 90_000);
 
+  test('frozen for less than --timeout and caught up: the run is clean, and the report names the stall', async () => {
+    // Every call waits out the 4 s freeze and goes through; the senders catch up at 100/s.
+    // Before, nothing but the latency maxima showed it: no error, no warning, no window.
+    const r = await runFrozen(['--duration', '10s', '--rate', '100', '--timeout', '30s', '--json'], {
+      thawAfterMs: 4_000,
+      deadlineMs: 60_000,
+    });
+    expect(r.signal).toBeNull();
+    const doc = parse(r.stdout);
+    expect(doc.failure).toBeNull();
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(doc.counts.lost).toBe(0);
+    expect(doc.tester.warnings.join('\n')).toMatch(/^the store stalled: the slowest send took [3-9]\.\d s.*\(no call failed\)/m);
+  }, 90_000);
+
   test('SIGTERM while every call hangs: the partial report within seconds, exit 143, no crash', async () => {
     // The default outage timeout (30 s) is far away: only the signal ends this run.
     const r = await runFrozen(['--duration', '60s', '--rate', '200', '--json'], {

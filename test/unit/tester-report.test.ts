@@ -408,6 +408,22 @@ describe('the report explains the load (pacingWarnings, calls, peak backlog)', (
     ]);
   });
 
+  // A server frozen for 10 s, shorter than --timeout: every call waited and then went through,
+  // the senders caught up, and the report said nothing (only the latency maxima showed it).
+  test('a store that stalled and recovered is named, though nothing failed and the rate was reached', () => {
+    const caughtUp = { ...unpaced, ratePerSec: 100, sendPerSec: 100, peakBacklog: 10, failedCalls: 0 };
+    expect(pacingWarnings({ ...caughtUp, slowestSendMs: 10_010, slowestReceiveMs: 9_870, slowestAckMs: 120 })).toEqual([
+      'the store stalled: the slowest send took 10.0 s, the slowest receive 9.9 s; calls waited on the server ' +
+        '(no call failed), so the latency maxima and the per-second series show the stall, not the tester',
+    ]);
+    expect(pacingWarnings({ ...caughtUp, slowestSendMs: 950, slowestReceiveMs: 300, slowestAckMs: 999 })).toEqual([]);
+    // A read with --poll waits for messages by design: only beyond that is it a stall.
+    expect(pacingWarnings({ ...caughtUp, slowestReceiveMs: 5_200, pollSec: 5 })).toEqual([]);
+    // Said once: where --rate was not reached, that line already names the slowest send.
+    const behind = { ...caughtUp, sendPerSec: 34, slowestSendMs: 25_034 };
+    expect(pacingWarnings(behind)).toHaveLength(1);
+  });
+
   test('calls in the JSON count empty receives apart from those that returned messages; the text says so', () => {
     const x = cleanRun();
     const recv = x.workers[1]!;
