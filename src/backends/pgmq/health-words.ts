@@ -26,14 +26,16 @@ export function horizonWords(r: HorizonRow): { parts: string[]; warnings: string
   const warnings: string[] = [];
   if (r.pid !== null) {
     const who = `${r.app ? r.app : 'no application name'}, ${r.client ?? 'local socket'}`;
-    const xids = (r.xids ?? 0) > 0 ? ` (${r.xids} xid${r.xids === 1 ? '' : 's'})` : '';
+    const xids = (r.xids ?? 0) > 0 ? ` (${r.xids!.toLocaleString('en-US')} xid${r.xids === 1 ? '' : 's'})` : '';
     const text = `vacuum held by pid ${r.pid} (${who}), ${r.state ?? 'state hidden'} for ${formatAge(r.secs)}${xids}`;
     const stuck = (r.state ?? '').startsWith('idle in transaction') || (r.secs ?? 0) >= HOLDER_WARN_SEC || (r.xids ?? 0) >= SLOT_WARN_XIDS;
     (stuck ? warnings : parts).push(text);
   }
   if (r.slot !== null) {
-    if (r.slot_active === false) warnings.push(`vacuum held by replication slot ${r.slot}, which nothing uses (${r.slot_xids ?? 0} xids)`);
-    else if ((r.slot_xids ?? 0) >= SLOT_WARN_XIDS) warnings.push(`vacuum held by replication slot ${r.slot} (${r.slot_xids} xids)`);
+    if (r.slot_active === false)
+      warnings.push(`vacuum held by replication slot ${r.slot}, which nothing uses (${(r.slot_xids ?? 0).toLocaleString('en-US')} xids)`);
+    else if ((r.slot_xids ?? 0) >= SLOT_WARN_XIDS)
+      warnings.push(`vacuum held by replication slot ${r.slot} (${(r.slot_xids ?? 0).toLocaleString('en-US')} xids)`);
   }
   return { parts, warnings };
 }

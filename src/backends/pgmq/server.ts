@@ -7,6 +7,9 @@ import { REPLICATION, replicationHealth, type ReplicationRow } from './replicati
 import { toNumber, type PgmqSession } from './session.js';
 import * as sql from './sql.js';
 
+/** 50,078, as every count top shows. */
+const grouped = (n: number) => n.toLocaleString('en-US');
+
 export async function health(s: PgmqSession): Promise<HealthInfo> {
   const [rows, replication] = await Promise.all([
     s.run<HorizonRow & { dead: string | null; live: string | null }>(sql.HEALTH),
@@ -23,8 +26,9 @@ export async function health(s: PgmqSession): Promise<HealthInfo> {
   warnings.push(...horizon.warnings);
   const dead = toNumber(r.dead);
   const live = toNumber(r.live);
-  parts.push(`dead tuples in queue tables: ${dead}`);
-  if (dead > 100_000 && dead > live) warnings.push(`queue tables hold ${dead} dead tuples (more than live ones): vacuum is falling behind`);
+  parts.push(`dead tuples in queue tables: ${grouped(dead)}`);
+  if (dead > 100_000 && dead > live)
+    warnings.push(`queue tables hold ${grouped(dead)} dead tuples (more than live ones): vacuum is falling behind`);
   warnings.push(...standbys.warnings);
   const standbyLine = standbys.parts.join(' · ');
   return { summary: parts.join(' · '), warnings, ...(standbyLine ? { replication: standbyLine } : {}) };
