@@ -73,6 +73,11 @@ tmuxDescribe('search inside messages on pgmq (compat schema, real terminal)', ()
     screen = await t.waitFor(`${q} · message 10007`);
     t.keys('Escape');
     await t.waitFor('4 matches · 3/4');
+    // Marks and actions are the queue view's: on the results they did nothing at all, silently.
+    t.keys('Space', '*', 'd');
+    screen = await t.waitFor('not on search results: Enter opens a match, to act on it there; Esc goes back to the queue');
+    expect(screen).not.toMatch(/marked|Delete/);
+    expect(screen).toContain('4 matches · 3/4');
 
     // Text, any case; % and _ are themselves: "%_" finds only "50%_off".
     t.keys('/', 'C-u');

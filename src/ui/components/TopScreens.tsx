@@ -139,6 +139,7 @@ export function TopScreens(p: TopScreensProps) {
           if (m) dispatch({ type: 'openMessage', id: m.id });
         }}
         onCommand={(cmd) => onCommand(cmd, top.queue, undefined)}
+        onElsewhere={(text) => p.say(text)}
       />
     );
   }

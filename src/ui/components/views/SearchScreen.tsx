@@ -34,7 +34,11 @@ export interface SearchScreenProps {
   readonly onOpen: (index: number) => void;
   /** Help, quit, interval. */
   readonly onCommand: (command: Command) => void;
+  /** A key of the queue view that does nothing here (marks, actions): said, not swallowed. */
+  readonly onElsewhere: (text: string) => void;
 }
+
+export const NOT_ON_RESULTS = 'not on search results: Enter opens a match, to act on it there; Esc goes back to the queue';
 
 /** The title, the progress line and the column titles. */
 const CHROME_LINES = 3;
@@ -73,7 +77,7 @@ export function SearchScreen(p: SearchScreenProps) {
         case 'interval':
           return p.onCommand(cmd);
         default:
-          return;
+          return p.onElsewhere(NOT_ON_RESULTS);
       }
     },
     { active: p.active && !typing },
