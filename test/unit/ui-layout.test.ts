@@ -4,14 +4,19 @@ import { topLayout } from '../../src/ui/model/layout.js';
 
 describe('topLayout', () => {
   test('a tall terminal: all four header lines, the rest is body', () => {
-    expect(topLayout(40, undefined)).toEqual({ header: ['title', 'summary', 'health', 'alert'], bodyHeight: 33 });
+    expect(topLayout(40, undefined)).toEqual({
+      header: ['title', 'summary', 'health', 'alert'],
+      bodyHeight: 33,
+      shownBody: 33,
+      promptLines: 1,
+    });
   });
 
   test('a short one: the spacer goes first, then the title, then health; the summary stays', () => {
     expect(topLayout(9, undefined).header).toEqual(['title', 'summary', 'health']);
     expect(topLayout(8, undefined).header).toEqual(['summary', 'health']);
     expect(topLayout(7, undefined).header).toEqual(['summary']);
-    expect(topLayout(6, undefined)).toEqual({ header: [], bodyHeight: 3 });
+    expect(topLayout(6, undefined)).toEqual({ header: [], bodyHeight: 3, shownBody: 3, promptLines: 1 });
   });
 
   test('the database unreachable is the last line to go; a standby’s lag comes after the summary', () => {

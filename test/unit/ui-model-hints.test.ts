@@ -8,6 +8,7 @@ import { availableColumns, sortKeysOf } from '../../src/ui/model/columns.js';
 import type { Capabilities, Message } from '../../src/backends/types.js';
 import { headersWidth, messageColumns } from '../../src/ui/model/messages.js';
 import { previewBody, sendQuestion } from '../../src/ui/model/send-preview.js';
+import { promptLines } from '../../src/ui/model/prompt-lines.js';
 
 const PGMQ: Capabilities = {
   archive: true,
@@ -156,8 +157,12 @@ describe('send preview', () => {
     expect(previewBody('hello\u001b[31m', false)).toMatchObject({ ok: true, what: 'text', body: 'hello\\e[31m' });
     const p = previewBody(JSON.stringify({ long: 'x'.repeat(500) }), true);
     if (!p.ok) throw new Error('expected a preview');
-    const q = sendQuestion(p, 'orders', 80);
-    expect(q).toMatch(/^Send to orders: \{"long":"x+… \(JSON object, 1 key, 511 bytes\)\?$/);
-    expect(q.length + ' [y/N] '.length).toBeLessThanOrEqual(80);
+    const [q, ...more] = promptLines(sendQuestion(p, 'orders'), 80, 1).lines;
+    expect(more).toEqual([]);
+    expect(q).toMatch(/^Send to orders: \{"long":"x+… \(JSON object, 1 key, 511 bytes\)\? \[y\/N\]$/);
+    expect(q!.length).toBeLessThanOrEqual(80);
+    // With lines to spare, the body wraps and shows whole.
+    const lines = promptLines(sendQuestion(p, 'orders'), 80, 10).lines;
+    expect(lines.join('')).toContain('x'.repeat(500));
   });
 });

@@ -1,28 +1,19 @@
 // A yes/no question: y confirms; n, Esc or anything else says no.
-import { Text } from 'ink';
+import { Box, Text } from 'ink';
 import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import { cellWidth, cutToCells } from '../../text/width.js';
-
-const ANSWER = ' [y/N] ';
-
-/**
- * "Delete message 12 in orders?" on one line of `width` cells: the id is always shown
- * whole, a long queue name is cut (a wrapped prompt would push the header off the screen).
- */
-export function confirmQuestion(ask: string, id: bigint, queueLabel: string, width: number): string {
-  const head = `${ask} message ${id} in `;
-  const room = Math.max(1, width - cellWidth(head) - cellWidth(`?${ANSWER}`));
-  return `${head}${cutToCells(queueLabel, room)}?`;
-}
+import { ANSWER, promptLines, type PromptText } from '../model/prompt-lines.js';
 
 export interface ConfirmProps {
   /** Already escaped. */
-  readonly question: string;
+  readonly question: string | PromptText;
+  /** The question is word-wrapped to this many cells, onto at most `maxLines` lines (model/prompt-lines). */
+  readonly width: number;
+  readonly maxLines: number;
   readonly onAnswer: (yes: boolean) => void;
   readonly keys: KeyRouter;
 }
 
-export function Confirm({ question, onAnswer, keys }: ConfirmProps) {
+export function Confirm({ question, width, maxLines, onAnswer, keys }: ConfirmProps) {
   useKeyTarget(
     keys,
     (input, key) => {
@@ -31,12 +22,22 @@ export function Confirm({ question, onAnswer, keys }: ConfirmProps) {
     },
     { layer: LAYER_PROMPT },
   );
+  const text: PromptText = typeof question === 'string' ? { kind: 'confirm', before: question } : question;
+  const { lines } = promptLines(text, width, maxLines);
+  const answer = ANSWER.trim();
   return (
-    <Text>
-      <Text color="yellow" bold>
-        {question}
-      </Text>
-      <Text>{ANSWER}</Text>
-    </Text>
+    <Box flexDirection="column">
+      {lines.map((line, i) => {
+        const last = i === lines.length - 1 && line.endsWith(answer);
+        return (
+          <Text key={i} wrap="truncate-end">
+            <Text color="yellow" bold>
+              {last ? line.slice(0, line.length - answer.length) : line}
+            </Text>
+            {last ? <Text>{answer}</Text> : null}
+          </Text>
+        );
+      })}
+    </Box>
   );
 }

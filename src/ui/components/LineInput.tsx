@@ -1,16 +1,20 @@
-// A one-line text input: printable characters, Backspace, Ctrl-U to clear, Enter submits,
-// Esc cancels. Small on purpose; a paste arrives as one chunk.
+// A text input: printable characters, Backspace, Ctrl-U to clear, Enter submits, Esc
+// cancels. Small on purpose; a paste arrives as one chunk.
 import { useState } from 'react';
-import { Text, useStdout } from 'ink';
+import { Box, Text, useStdout } from 'ink';
 import { LAYER_PROMPT, useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
+import { INPUT_MARK, MIN_TEXT_CELLS, promptLines, type PromptText } from '../model/prompt-lines.js';
 import { escapeControl } from '../../text/escape.js';
-import { cellWidth, cutToCells, tailToCells } from '../../text/width.js';
-
-/** The fewest cells of typed text a prompt keeps in view before it drops its hint. */
-const MIN_TEXT_CELLS = 20;
+import { cellWidth, tailToCells } from '../../text/width.js';
 
 export interface LineInputProps {
-  readonly label: string;
+  readonly label: string | PromptText;
+  /**
+   * The prompt's cells (the terminal's when not given), and the lines it may take (1 when
+   * not given: a prompt inside a screen); model/prompt-lines lays it out.
+   */
+  readonly width?: number;
+  readonly maxLines?: number;
   readonly initial?: string;
   /** Shown after the input in grey (what Enter and Esc do). */
   readonly hint?: string;
@@ -20,7 +24,8 @@ export interface LineInputProps {
   readonly keys: KeyRouter;
 }
 
-export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCancel, keys }: LineInputProps) {
+export function LineInput(p: LineInputProps) {
+  const { initial = '', hint, onChange, onSubmit, onCancel, keys } = p;
   const [value, setValue] = useState(initial);
   const update = (v: string) => {
     setValue(v);
@@ -43,20 +48,37 @@ export function LineInput({ label, initial = '', hint, onChange, onSubmit, onCan
     },
     { layer: LAYER_PROMPT, text: true },
   );
-  // One line, whatever is typed or pasted: the end of the text (where the cursor is) stays
-  // in view, the start gives way to "…", and the hint goes when the line is too narrow.
+  // The label on one line with the text after it, or wrapped with the text on a line of its
+  // own (model/prompt-lines). The typed text is one line, whatever is typed or pasted: its
+  // end (where the cursor is) stays in view, the start gives way to "…", and the hint goes
+  // when the line is too narrow.
+  const text: PromptText = typeof p.label === 'string' ? { kind: 'input', before: p.label } : p.label;
   const columns = useStdout().stdout.columns || 80;
-  const shownLabel = cutToCells(label, Math.max(1, columns - 2 - MIN_TEXT_CELLS));
+  const width = p.width ?? columns;
+  const layout = promptLines(text, width, p.maxLines ?? 1);
+  const own = layout.input === 'own';
+  const lead = own ? INPUT_MARK : (layout.lines[0] ?? '');
   const hintText = hint ? `  ${hint}` : '';
-  const room = columns - 1 - cellWidth(shownLabel) - 1; // the cursor's cell, and one spare
+  const room = Math.max(1, width - 1 - cellWidth(lead) - 1); // the cursor's cell, and one spare
   const withHint = room - cellWidth(hintText) >= MIN_TEXT_CELLS;
-  const text = tailToCells(escapeControl(value), withHint ? room - cellWidth(hintText) : room);
-  return (
+  const typed = tailToCells(escapeControl(value), withHint ? room - cellWidth(hintText) : room);
+  const inputLine = (
     <Text wrap="truncate-end">
-      <Text bold>{shownLabel}</Text>
-      {text}
+      <Text bold>{lead}</Text>
+      {typed}
       <Text inverse> </Text>
       {withHint && hintText ? <Text dimColor>{hintText}</Text> : null}
     </Text>
+  );
+  if (!own) return inputLine;
+  return (
+    <Box flexDirection="column">
+      {layout.lines.map((line, i) => (
+        <Text key={i} bold wrap="truncate-end">
+          {line}
+        </Text>
+      ))}
+      {inputLine}
+    </Box>
   );
 }

@@ -4,33 +4,50 @@ import { Confirm } from './Confirm.js';
 import { LineInput } from './LineInput.js';
 import type { KeyRouter } from '../hooks/useKeys.js';
 import type { OpsModal } from '../hooks/useOps.js';
-import { cutToCells } from '../../text/width.js';
+import type { PromptText } from '../model/prompt-lines.js';
 
 export interface OpsPromptProps {
   readonly keys: KeyRouter;
   readonly modal: OpsModal;
   readonly width: number;
+  /** The lines the prompt may take (TopApp's layout); a longer question wraps onto them. */
+  readonly maxLines: number;
   /** Closes the prompt (before its answer is acted on). */
   readonly close: () => void;
   /** Closes the prompt and says "cancelled". */
   readonly cancel: () => void;
 }
 
-export function OpsPrompt({ keys, modal, width, close, cancel }: OpsPromptProps) {
+/** The text of an operator's prompt (TopApp makes room for it). */
+export function opsPromptText(modal: OpsModal): PromptText {
+  return modal.kind === 'confirm' ? { kind: 'confirm', before: modal.question } : { kind: 'input', before: modal.label };
+}
+
+export function OpsPrompt({ keys, modal, width, maxLines, close, cancel }: OpsPromptProps) {
+  const text = opsPromptText(modal);
   if (modal.kind === 'confirm') {
     const answer = (yes: boolean) => {
       if (!yes) return cancel();
       close();
       modal.onYes();
     };
-    // One line: a long queue name is cut, the count (at the start) always shows.
-    return <Confirm keys={keys} question={cutToCells(modal.question, Math.max(10, width - 8))} onAnswer={answer} />;
+    // Wrapped when it does not fit: the queue name and the count always show whole.
+    return <Confirm keys={keys} question={text} width={width} maxLines={maxLines} onAnswer={answer} />;
   }
-  const submit = (text: string) => {
+  const submit = (typed: string) => {
     close();
-    modal.onSubmit(text);
+    modal.onSubmit(typed);
   };
-  // One line too: room is kept for what is typed (a long queue name in the label is cut).
-  const label = cutToCells(modal.label, Math.max(10, width - 24));
-  return <LineInput keys={keys} label={label} initial={modal.initial} hint={modal.hint} onSubmit={submit} onCancel={cancel} />;
+  return (
+    <LineInput
+      keys={keys}
+      label={text}
+      width={width}
+      maxLines={maxLines}
+      initial={modal.initial}
+      hint={modal.hint}
+      onSubmit={submit}
+      onCancel={cancel}
+    />
+  );
 }

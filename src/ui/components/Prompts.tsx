@@ -1,16 +1,20 @@
 // The prompts of top, one component each: they show the question and hand the answer to
 // their callbacks; what an answer does is useQueueActions' (or, for jump, useCommandDispatch's
 // and, for filter, the list's).
-import { Confirm, confirmQuestion } from './Confirm.js';
-import { previewBody, sendQuestion } from '../model/send-preview.js';
+import { Confirm } from './Confirm.js';
 import { LineInput } from './LineInput.js';
 import type { KeyRouter } from '../hooks/useKeys.js';
 import type { QueueActions } from '../hooks/useQueueActions.js';
-import { ACTION_WORDS, type Modal } from '../model/navigation.js';
-import type { QueueRef } from '../model/queue-ref.js';
+import type { Modal } from '../model/navigation.js';
+import { modalPromptText, type PromptText } from '../model/prompt-lines.js';
 
 interface PromptBase {
   readonly keys: KeyRouter;
+  /** The footer's cells, and the lines the prompt may take (a longer question wraps onto them). */
+  readonly width: number;
+  readonly maxLines: number;
+  /** The question or label (model/prompt-lines: modalPromptText). */
+  readonly text: PromptText;
 }
 
 /** The list filter: applied as it is typed; Enter keeps it, Esc clears it. */
@@ -20,7 +24,9 @@ export function FilterPrompt(
   return (
     <LineInput
       keys={p.keys}
-      label="filter (regex): /"
+      label={p.text}
+      width={p.width}
+      maxLines={p.maxLines}
       initial={p.initial}
       hint="Enter keeps · Esc clears"
       onChange={p.onChange}
@@ -32,30 +38,31 @@ export function FilterPrompt(
 
 export function JumpPrompt(p: PromptBase & { onJump: (text: string) => void; onCancel: () => void }) {
   return (
-    <LineInput keys={p.keys} label="jump to message id: " hint="Enter jumps · Esc cancels" onSubmit={p.onJump} onCancel={p.onCancel} />
-  );
-}
-
-/** "Delete message 12 in orders? [y/N]", cut to the width. */
-export function ConfirmPrompt(
-  p: PromptBase & { modal: Extract<Modal, { kind: 'confirm' }>; width: number; onAnswer: (yes: boolean) => void },
-) {
-  const { modal } = p;
-  return (
-    <Confirm
+    <LineInput
       keys={p.keys}
-      question={confirmQuestion(ACTION_WORDS[modal.action].ask, modal.id, modal.queue.label, p.width)}
-      onAnswer={p.onAnswer}
+      label={p.text}
+      width={p.width}
+      maxLines={p.maxLines}
+      hint="Enter jumps · Esc cancels"
+      onSubmit={p.onJump}
+      onCancel={p.onCancel}
     />
   );
 }
 
+/** "Delete message 12 in orders? [y/N]", wrapped when it does not fit. */
+export function ConfirmPrompt(p: PromptBase & { onAnswer: (yes: boolean) => void }) {
+  return <Confirm keys={p.keys} question={p.text} width={p.width} maxLines={p.maxLines} onAnswer={p.onAnswer} />;
+}
+
 /** Purge asks for the queue's name to be typed, not for a y. */
-export function PurgePrompt(p: PromptBase & { queue: QueueRef; onSubmit: (typed: string) => void; onCancel: () => void }) {
+export function PurgePrompt(p: PromptBase & { onSubmit: (typed: string) => void; onCancel: () => void }) {
   return (
     <LineInput
       keys={p.keys}
-      label={`Purge deletes EVERY message of ${p.queue.label}. Type the queue name to confirm: `}
+      label={p.text}
+      width={p.width}
+      maxLines={p.maxLines}
       hint="Esc cancels"
       onSubmit={p.onSubmit}
       onCancel={p.onCancel}
@@ -63,13 +70,13 @@ export function PurgePrompt(p: PromptBase & { queue: QueueRef; onSubmit: (typed:
   );
 }
 
-export function SendPrompt(
-  p: PromptBase & { queue: QueueRef; jsonBodies: boolean; onSubmit: (body: string) => void; onCancel: () => void },
-) {
+export function SendPrompt(p: PromptBase & { jsonBodies: boolean; onSubmit: (body: string) => void; onCancel: () => void }) {
   return (
     <LineInput
       keys={p.keys}
-      label={`send to ${p.queue.label}: `}
+      label={p.text}
+      width={p.width}
+      maxLines={p.maxLines}
       hint={p.jsonBodies ? 'a JSON body · Enter shows it before sending · Esc cancels' : 'Enter shows it before sending · Esc cancels'}
       onSubmit={p.onSubmit}
       onCancel={p.onCancel}
@@ -77,10 +84,13 @@ export function SendPrompt(
   );
 }
 
-export interface ModalPromptProps extends PromptBase {
+export interface ModalPromptProps {
+  readonly keys: KeyRouter;
   /** The prompt open (not help: help is a screen). */
   readonly modal: Exclude<Modal, { kind: 'help' }>;
   readonly width: number;
+  /** The lines the prompt may take (TopApp's layout). */
+  readonly maxLines: number;
   readonly jsonBodies: boolean;
   readonly filterText: string;
   readonly onFilterChange: (text: string) => void;
@@ -94,7 +104,11 @@ export interface ModalPromptProps extends PromptBase {
 
 /** The prompt of `modal`, wired to what its answer does. */
 export function ModalPrompt(p: ModalPromptProps) {
-  const { modal, keys, close } = p;
+  const { modal, close } = p;
+  const text = modalPromptText(modal, p.jsonBodies);
+  // A body to send that does not preview was refused by the prompt: it never gets here.
+  if (!text) return null;
+  const base = { keys: p.keys, width: p.width, maxLines: p.maxLines, text };
   const then =
     <A,>(act: (a: A) => void) =>
     (a: A) => {
@@ -107,31 +121,21 @@ export function ModalPrompt(p: ModalPromptProps) {
         p.onFilterChange('');
         close();
       };
-      return <FilterPrompt keys={keys} initial={p.filterText} onChange={p.onFilterChange} onKeep={close} onClear={clear} />;
+      return <FilterPrompt {...base} initial={p.filterText} onChange={p.onFilterChange} onKeep={close} onClear={clear} />;
     }
     case 'jump':
-      return <JumpPrompt keys={keys} onJump={then(p.onJump)} onCancel={close} />;
+      return <JumpPrompt {...base} onJump={then(p.onJump)} onCancel={close} />;
     case 'confirm':
-      return <ConfirmPrompt keys={keys} modal={modal} width={p.width} onAnswer={then((yes: boolean) => p.actions.answer(modal, yes))} />;
+      return <ConfirmPrompt {...base} onAnswer={then((yes: boolean) => p.actions.answer(modal, yes))} />;
     case 'purge':
-      return (
-        <PurgePrompt
-          keys={keys}
-          queue={modal.queue}
-          onSubmit={then((typed: string) => p.actions.purge(modal.queue, typed))}
-          onCancel={p.cancel}
-        />
-      );
+      return <PurgePrompt {...base} onSubmit={then((typed: string) => p.actions.purge(modal.queue, typed))} onCancel={p.cancel} />;
     case 'send': {
       const submit = then((body: string) => p.actions.send(modal.queue, body));
-      return <SendPrompt keys={keys} queue={modal.queue} jsonBodies={p.jsonBodies} onSubmit={submit} onCancel={p.cancel} />;
+      return <SendPrompt {...base} jsonBodies={p.jsonBodies} onSubmit={submit} onCancel={p.cancel} />;
     }
     case 'sendConfirm': {
-      const preview = previewBody(modal.body, p.jsonBodies);
-      // The prompt refused what it cannot send; a body that got here always previews.
-      if (!preview.ok) return null;
       const answer = then((yes: boolean) => p.actions.confirmSend(modal.queue, modal.body, yes));
-      return <Confirm keys={keys} question={sendQuestion(preview, modal.queue.label, p.width)} onAnswer={answer} />;
+      return <ConfirmPrompt {...base} onAnswer={answer} />;
     }
   }
 }

@@ -17,7 +17,7 @@ import { useQueueActions } from '../hooks/useQueueActions.js';
 import { useOps } from '../hooks/useOps.js';
 import { useCommandDispatch } from '../hooks/useCommandDispatch.js';
 import { useTopExit } from '../hooks/useTopExit.js';
-import { OpsPrompt } from './OpsPrompt.js';
+import { OpsPrompt, opsPromptText } from './OpsPrompt.js';
 import { useQueueList } from '../hooks/useQueueList.js';
 import { useQueueMonitor } from '../hooks/useQueueMonitor.js';
 import { useTenantBackends } from '../hooks/useTenantBackends.js';
@@ -27,6 +27,7 @@ import { useNotice } from '../hooks/useNotice.js';
 import { footerHints } from '../model/footer-hints.js';
 import { Header } from './Header.js';
 import { topLayout } from '../model/layout.js';
+import { modalPromptText, promptLines } from '../model/prompt-lines.js';
 import { ModalPrompt } from './Prompts.js';
 import { TopScreens, type ScreenCommon } from './TopScreens.js';
 import { useSearch } from '../hooks/useSearch.js';
@@ -79,8 +80,8 @@ export function TopApp(props: TopAppProps) {
 
   const monitor = useQueueMonitor(backend, { intervalMs, paused, exactThreshold: props.exactThreshold });
   const { state } = monitor;
-  const layout = topLayout(size.rows, state.outage ? 'outage' : state.health?.replication ? 'replication' : undefined);
-  const { bodyHeight } = layout;
+  const alert = state.outage ? 'outage' : state.health?.replication ? 'replication' : undefined;
+  const { bodyHeight } = topLayout(size.rows, alert);
   const tenants = useTenantBackends(backend, props.backendForTenant);
   const actions = useQueueActions({
     readOnly,
@@ -115,6 +116,11 @@ export function TopApp(props: TopAppProps) {
   });
   const top = topScreen(nav);
   const { modal } = nav;
+  // Jumping needs the queue view on top.
+  const footerModal = modal && modal.kind !== 'help' && (modal.kind !== 'jump' || top.kind === 'queue') ? modal : undefined;
+  // A question that does not fit on one line takes more: they come out of the body's view.
+  const promptText = footerModal ? modalPromptText(footerModal, caps.jsonBodies) : opsModal ? opsPromptText(opsModal.modal) : undefined;
+  const layout = topLayout(size.rows, alert, promptText ? promptLines(promptText, size.columns, size.rows).height : 1);
   const live = useMemo(() => ({ intervalMs, paused }), [intervalMs, paused]);
   const close = () => dispatch({ type: 'closeModal' });
   const cancel = () => {
@@ -180,35 +186,37 @@ export function TopApp(props: TopAppProps) {
         context={props.contexts?.current}
         lines={layout.header}
       />
-      <TopScreens
-        common={common}
-        backend={backend}
-        nav={nav}
-        dispatch={dispatch}
-        readOnly={readOnly}
-        contexts={props.contexts}
-        picker={picker}
-        list={list}
-        monitor={state}
-        tenants={tenants}
-        search={search}
-        searching={searching}
-        ops={ops}
-        details={details}
-        setDetails={setDetails}
-        reloadToken={reloadToken}
-        commands={commands}
-        say={say}
-        closeHelp={close}
-      />
+      <Box flexDirection="column" height={layout.shownBody} overflow="hidden" flexShrink={0}>
+        <TopScreens
+          common={common}
+          backend={backend}
+          nav={nav}
+          dispatch={dispatch}
+          readOnly={readOnly}
+          contexts={props.contexts}
+          picker={picker}
+          list={list}
+          monitor={state}
+          tenants={tenants}
+          search={search}
+          searching={searching}
+          ops={ops}
+          details={details}
+          setDetails={setDetails}
+          reloadToken={reloadToken}
+          commands={commands}
+          say={say}
+          closeHelp={close}
+        />
+      </Box>
       <Footer
         prompt={
-          // Jumping needs the queue view on top.
-          modal && modal.kind !== 'help' && (modal.kind !== 'jump' || top.kind === 'queue') ? (
+          footerModal ? (
             <ModalPrompt
               keys={keyRouter}
-              modal={modal}
+              modal={footerModal}
               width={size.columns}
+              maxLines={layout.promptLines}
               jsonBodies={caps.jsonBodies}
               filterText={list.filterText}
               onFilterChange={list.setFilterText}
@@ -218,7 +226,7 @@ export function TopApp(props: TopAppProps) {
               cancel={cancel}
             />
           ) : opsModal ? (
-            <OpsPrompt {...opsModal} key={opsModal.id} keys={keyRouter} width={size.columns} />
+            <OpsPrompt {...opsModal} key={opsModal.id} keys={keyRouter} width={size.columns} maxLines={layout.promptLines} />
           ) : undefined
         }
         status={status}

@@ -1,7 +1,6 @@
 // What `s` is about to send, shown before it is sent: the body as the store will take it
-// (parsed as JSON where the store keeps JSON), and one question on one line.
+// (parsed as JSON where the store keeps JSON), and the question that asks before it goes.
 import { escapeControl } from '../../text/escape.js';
-import { cellWidth, cutToCells } from '../../text/width.js';
 import { counted } from './format.js';
 
 export type SendPreview =
@@ -37,12 +36,15 @@ export function previewBody(body: string, jsonBodies: boolean): SendPreview {
   return { ok: true, body: escapeControl(body), what, bytes: Buffer.byteLength(body, 'utf8') };
 }
 
-const ANSWER_CELLS = ' [y/N] '.length;
-
-/** "Send to orders: {"a": 1} (JSON object, 1 key, 8 bytes)?" in `width` cells: the body is cut first. */
-export function sendQuestion(preview: Extract<SendPreview, { ok: true }>, queueLabel: string, width: number): string {
-  const head = `Send to ${cutToCells(queueLabel, Math.max(8, Math.floor(width / 4)))}: `;
-  const tail = ` (${preview.what}, ${counted(preview.bytes, 'byte')})?`;
-  const room = Math.max(1, width - cellWidth(head) - cellWidth(tail) - ANSWER_CELLS);
-  return `${head}${cutToCells(preview.body, room)}${tail}`;
+/**
+ * "Send to orders: {"a": 1} (JSON object, 1 key, 8 bytes)?": the body is the part that gives
+ * way when the question has too few lines (model/prompt-lines); the queue and the rest stay.
+ */
+export function sendQuestion(preview: Extract<SendPreview, { ok: true }>, queueLabel: string) {
+  return {
+    kind: 'confirm' as const,
+    before: `Send to ${queueLabel}: `,
+    middle: preview.body,
+    after: ` (${preview.what}, ${counted(preview.bytes, 'byte')})?`,
+  };
 }

@@ -1,0 +1,82 @@
+// Top's questions on a narrow terminal: a question that does not fit wraps onto more lines
+// (the queue name and the question mark whole, what is typed on its own line), and the
+// frame stays one line shorter than the terminal.
+import { stripVTControlCharacters } from 'node:util';
+import { describe, expect, test, vi } from 'vitest';
+import { cellWidth } from '../../src/text/width.js';
+import { FakeBackend } from '../helpers/ui/fake-backend.js';
+import { KEYS, renderTop, useFakeTimersForInk, type Harness } from '../helpers/ui/render.js';
+
+useFakeTimersForInk();
+
+const SIZES = [
+  { columns: 60, rows: 15 },
+  { columns: 40, rows: 10 },
+] as const;
+
+function backend() {
+  const b = new FakeBackend({ kind: 'pgmq' });
+  b.addQueue('top_a');
+  b.addMessages(
+    'top_a',
+    Array.from({ length: 200 }, (_, i) => JSON.stringify({ n: i })),
+  );
+  b.addQueue('top_b');
+  return b;
+}
+
+/** The frame's text with its lines joined by spaces (a wrapped question reads as one). */
+const joined = (frame: string) =>
+  stripVTControlCharacters(frame)
+    .split('\n')
+    .map((l) => l.trim())
+    .join(' ')
+    .replace(/ +/g, ' ');
+
+function expectFits(h: Harness, size: { columns: number; rows: number }) {
+  const lines = stripVTControlCharacters(h.frame()).split('\n');
+  expect(lines.length).toBeLessThanOrEqual(size.rows - 1);
+  for (const line of lines) expect(cellWidth(line), line).toBeLessThanOrEqual(size.columns);
+}
+
+describe.each(SIZES)('questions at $columns x $rows', (size) => {
+  test('Ctrl-D: the drop question is whole, the typed name on its own line', async () => {
+    const h = await renderTop(backend(), { timers: vi, size });
+    await h.press('\u0004');
+    await h.settle();
+    expect(joined(h.frame())).toContain('Drop queue top_a and its 200 messages? Type its name to confirm:');
+    expectFits(h, size);
+    await h.paste('top_a');
+    const f = stripVTControlCharacters(h.frame());
+    expect(f).toMatch(/^> top_a/m);
+    expect(f).not.toContain('…top_a');
+    expectFits(h, size);
+    await h.press(KEYS.escape);
+    expectFits(h, size);
+  });
+
+  test('P: the purge question is whole', async () => {
+    const h = await renderTop(backend(), { timers: vi, size });
+    await h.press('P');
+    await h.settle();
+    expect(joined(h.frame())).toContain('Purge deletes EVERY message of top_a. Type the queue name to confirm:');
+    expectFits(h, size);
+    await h.paste('top_a');
+    expect(stripVTControlCharacters(h.frame())).toMatch(/^> top_a/m);
+    expectFits(h, size);
+  });
+
+  test('m: the move prompt is whole, the target typed after it', async () => {
+    const h = await renderTop(backend(), { timers: vi, size });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.press('m');
+    await h.settle();
+    expect(joined(h.frame())).toContain('Move message 1 from top_a to queue:');
+    expectFits(h, size);
+    await h.paste('top_b');
+    // On one line with its label where the two fit, else on a line of its own.
+    expect(stripVTControlCharacters(h.frame())).toMatch(size.columns >= 60 ? /to queue: top_b/ : /^> top_b/m);
+    expectFits(h, size);
+  });
+});
