@@ -74,8 +74,6 @@ export function wrapCells(text: string, width: number): string[] {
       continue;
     }
     if (used > 0) lines.push(line.trimEnd());
-    line = '';
-    used = 0;
     if (ww <= w) {
       line = word;
       used = ww;
