@@ -46,6 +46,8 @@ describe.each(SIZES)('questions at $columns x $rows', (size) => {
     await h.settle();
     expect(joined(h.frame())).toContain('Drop queue top_a and its 200 messages? Type its name to confirm:');
     expectFits(h, size);
+    // The body's view is cut at its bottom, not squeezed: its first line, the list's bar, stays whole.
+    expect(stripVTControlCharacters(h.frame())).toMatch(/^2 of 2 queues · 1\/2 *$/m);
     await h.paste('top_a');
     const f = stripVTControlCharacters(h.frame());
     expect(f).toMatch(/^> top_a/m);

@@ -187,27 +187,30 @@ export function TopApp(props: TopAppProps) {
         lines={layout.header}
       />
       <Box flexDirection="column" height={layout.shownBody} overflow="hidden" flexShrink={0}>
-        <TopScreens
-          common={common}
-          backend={backend}
-          nav={nav}
-          dispatch={dispatch}
-          readOnly={readOnly}
-          contexts={props.contexts}
-          picker={picker}
-          list={list}
-          monitor={state}
-          tenants={tenants}
-          search={search}
-          searching={searching}
-          ops={ops}
-          details={details}
-          setDetails={setDetails}
-          reloadToken={reloadToken}
-          commands={commands}
-          say={say}
-          closeHelp={close}
-        />
+        {/* Laid out at its full height and cut at the bottom (a squeezed box draws its lines over each other). */}
+        <Box flexDirection="column" height={bodyHeight} flexShrink={0}>
+          <TopScreens
+            common={common}
+            backend={backend}
+            nav={nav}
+            dispatch={dispatch}
+            readOnly={readOnly}
+            contexts={props.contexts}
+            picker={picker}
+            list={list}
+            monitor={state}
+            tenants={tenants}
+            search={search}
+            searching={searching}
+            ops={ops}
+            details={details}
+            setDetails={setDetails}
+            reloadToken={reloadToken}
+            commands={commands}
+            say={say}
+            closeHelp={close}
+          />
+        </Box>
       </Box>
       <Footer
         prompt={
