@@ -64,18 +64,19 @@ export class SmqError extends Error {
 }
 
 /**
- * Backend.dropQueue(queue, { onlyIfEmpty: true }) found `messages` messages in the queue at the
- * moment of the drop (checked in the drop's own transaction): the queue and its messages are
- * still there.
+ * Backend.dropQueue(queue, { atMost }) found `messages` messages in the queue at the moment of
+ * the drop, more than `atMost` (checked in the drop's own transaction): the queue and its
+ * messages are still there.
  */
 export class QueueNotEmptyError extends SmqError {
   constructor(
     readonly queue: string,
     readonly messages: number,
+    readonly atMost = 0,
   ) {
     super(
       'queue-not-empty',
-      `queue ${JSON.stringify(queue)} is not empty (${messages.toLocaleString('en-US')} message${messages === 1 ? '' : 's'})`,
+      `queue ${JSON.stringify(queue)} ${atMost === 0 ? 'is not empty' : `holds more than ${atMost.toLocaleString('en-US')} message${atMost === 1 ? '' : 's'}`} (${messages.toLocaleString('en-US')} message${messages === 1 ? '' : 's'})`,
       {
         hint: 'nothing was dropped',
       },

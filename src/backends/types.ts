@@ -157,8 +157,11 @@ export interface CreateQueueOptions {
 }
 
 export interface DropQueueOptions {
-  /** Drop only a queue without messages (its archive aside): what an operator confirmed as empty. */
-  readonly onlyIfEmpty?: boolean;
+  /**
+   * Drop only a queue holding at most this many messages (its archive aside) at the moment of
+   * the drop: what an operator confirmed (0: a queue confirmed as empty).
+   */
+  readonly atMost?: number;
 }
 
 export interface ListQueuesOptions {
@@ -199,8 +202,8 @@ export interface Backend extends FifoTopicMethods {
   /** Idempotent: returns false when the queue already existed. */
   createQueue(queue: string, options?: CreateQueueOptions): Promise<boolean>;
   /**
-   * Throws queue-not-found. With onlyIfEmpty, throws QueueNotEmptyError (kind 'queue-not-empty',
-   * nothing dropped) when the queue holds a message at the moment of the drop: the check and
+   * Throws queue-not-found. With atMost, throws QueueNotEmptyError (kind 'queue-not-empty',
+   * nothing dropped) when the queue holds more than atMost messages at the moment of the drop: the check and
    * the drop are one transaction that sends cannot slip into (pgmq: the queue's table locked
    * first; SQLite: one write transaction).
    */

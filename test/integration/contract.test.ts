@@ -193,24 +193,37 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
     await expectKind(b.peek(q, { limit: 1 }), 'queue-not-found');
   });
 
-  test('dropQueue onlyIfEmpty drops an empty queue, and refuses one holding messages, dropping nothing', async () => {
-    await b.sendBatch(q, [{ body: '{"n": 1}' }, { body: '{"n": 2}' }]);
-    const err = await b.dropQueue(q, { onlyIfEmpty: true }).then(
+  test('dropQueue atMost drops a queue holding at most that many, and refuses one holding more, dropping nothing', async () => {
+    await b.sendBatch(q, [{ body: '{"n": 1}' }, { body: '{"n": 2}' }, { body: '{"n": 3}' }]);
+    const err = await b.dropQueue(q, { atMost: 2 }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(QueueNotEmptyError);
-    expect(err).toMatchObject({ kind: 'queue-not-empty', queue: q, messages: 2 });
-    expect(await b.queueStats(q)).toMatchObject({ total: 2 });
-    await b.purgeQueue(q);
-    await b.dropQueue(q, { onlyIfEmpty: true });
+    expect(err).toMatchObject({ kind: 'queue-not-empty', queue: q, messages: 3, atMost: 2 });
+    expect(await b.queueStats(q)).toMatchObject({ total: 3 });
+    await b.dropQueue(q, { atMost: 3 });
     expect((await b.listQueues()).some((s) => s.name === q)).toBe(false);
-    await expectKind(b.dropQueue(q, { onlyIfEmpty: true }), 'queue-not-found');
+    await expectKind(b.dropQueue(q, { atMost: 3 }), 'queue-not-found');
+  });
+
+  test('dropQueue atMost 0 drops an empty queue, and refuses one holding a message, dropping nothing', async () => {
+    await b.send(q, { body: '{"n": 1}' });
+    expect(
+      await b.dropQueue(q, { atMost: 0 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    ).toMatchObject({ kind: 'queue-not-empty', queue: q, messages: 1, atMost: 0 });
+    expect(await b.queueStats(q)).toMatchObject({ total: 1 });
+    await b.purgeQueue(q);
+    await b.dropQueue(q, { atMost: 0 });
+    expect((await b.listQueues()).some((s) => s.name === q)).toBe(false);
   });
 
   // The check and the drop are one step: a send that commits while the drop waits is seen.
   test.runIf(name === 'pgmq' || name === 'pgmq (dedicated connection)')(
-    'dropQueue onlyIfEmpty waits for a send in progress, then refuses: the message is kept',
+    'dropQueue atMost waits for a send in progress, then refuses: the message is kept',
     async () => {
       const c = new pg.Client({ connectionString: fx.location });
       await c.connect();
@@ -218,14 +231,14 @@ describe.each(Object.keys(CONTRACT_FIXTURES))('Backend contract: %s', (name) => 
         await c.query('BEGIN');
         await c.query(`SELECT pgmq.send($1, '{"late": true}'::jsonb)`, [q]);
         let settled = false;
-        const drop = b.dropQueue(q, { onlyIfEmpty: true }).then(
+        const drop = b.dropQueue(q, { atMost: 0 }).then(
           () => ((settled = true), undefined),
           (e: unknown) => ((settled = true), e),
         );
         await sleep(500);
         expect(settled).toBe(false); // waiting for the sender's transaction
         await c.query('COMMIT');
-        expect(await drop).toMatchObject({ kind: 'queue-not-empty', messages: 1 });
+        expect(await drop).toMatchObject({ kind: 'queue-not-empty', messages: 1, atMost: 0 });
         expect(await b.queueStats(q)).toMatchObject({ total: 1 });
       } finally {
         await c.query('ROLLBACK').catch(() => undefined);

@@ -236,4 +236,71 @@ describe.skipIf(!tmuxAvailable())('Ctrl-D on an empty queue that gets messages b
       tmp.cleanup();
     }
   }, 60_000);
+
+  test("pgmq: messages sent before the typed name's Enter keep the queue; one line gives both counts; Ctrl-D again drops it", async () => {
+    const url = inject('pgUrl');
+    const p = `grw${tag()}`;
+    const victim = `${p}_v`;
+    const b = await openBackend({ kind: 'pgmq', url });
+    try {
+      await b.createQueue(victim);
+      await b.send(victim, { body: '{"first": true}' });
+      const t = await topOn(url, p, { width: 140, height: 30 });
+      await t.waitFor(`› ${victim}`);
+      t.keys('C-d');
+      await t.waitFor(`Drop queue ${victim} and its 1 message? Type its name to confirm:`);
+      await b.sendBatch(
+        victim,
+        Array.from({ length: 100 }, (_, i) => ({ body: JSON.stringify({ i }) })),
+      );
+      t.type(victim);
+      t.keys('Enter');
+      await t.waitFor(`not dropped: queue ${victim} now holds 101 messages (the question said 1): press Ctrl-D again to drop it`);
+      expect((await b.queueStats(victim)).total).toBe(101);
+      t.keys('C-d');
+      await t.waitFor(`Drop queue ${victim} and its 101 messages? Type its name to confirm:`);
+      t.type(victim);
+      t.keys('Enter');
+      await t.waitFor(`dropped queue ${victim}`);
+      expect((await b.listQueues()).some((s) => s.name === victim)).toBe(false);
+    } finally {
+      await b.dropQueue(victim).catch(() => undefined);
+      await b.close();
+    }
+  }, 60_000);
+
+  test("SmoothMQ: messages sent before the typed name's Enter keep the queue and its messages", async () => {
+    const tmp = makeTempDir('smq-admin-grown-');
+    try {
+      const file = join(tmp.dir, 'smoothmq.sqlite');
+      const b = await openBackend({ kind: 'sqlite', path: file }, { create: true });
+      try {
+        await b.createQueue('grown');
+        await b.send('grown', { body: 'first' });
+        const t = startTop(['--sqlite', file, '--interval', '1'], { width: 140, height: 24 });
+        await t.waitFor('› grown');
+        t.keys('C-d');
+        await t.waitFor('Drop queue grown and its 1 message? Type its name to confirm:');
+        await b.sendBatch(
+          'grown',
+          Array.from({ length: 100 }, (_, i) => ({ body: `m${i}` })),
+        );
+        t.type('grown');
+        t.keys('Enter');
+        await t.waitFor('not dropped: queue grown now holds 101 messages (the question said 1): press Ctrl-D again to drop it');
+        const db = new Database(file, { readonly: true });
+        try {
+          expect(db.prepare('SELECT name FROM queues').all()).toEqual([{ name: 'grown' }]);
+          expect(db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 101 });
+        } finally {
+          db.close();
+        }
+      } finally {
+        await b.close();
+      }
+    } finally {
+      killTop();
+      tmp.cleanup();
+    }
+  }, 60_000);
 });

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { commandFor, helpFor } from '../../src/ui/model/keys.js';
 import { fitHints, keyHints } from '../../src/ui/model/hints.js';
-import { createProblem, dropQuestion, notDroppedLine } from '../../src/ui/model/queue-admin.js';
+import { createProblem, dropLimit, dropQuestion, notDroppedLine } from '../../src/ui/model/queue-admin.js';
 
 describe('keys', () => {
   test('n creates, Ctrl-D drops, on the list only; D still sorts by DELAYED', () => {
@@ -48,5 +48,18 @@ describe('words', () => {
   test('a queue confirmed as empty that got messages before the y: one line, nothing dropped', () => {
     expect(notDroppedLine('orders', 1204)).toBe('not dropped: queue orders now holds 1,204 messages');
     expect(notDroppedLine('orders', 1)).toBe('not dropped: queue orders now holds 1 message');
+  });
+
+  test('a typed-name drop is limited to the count the question stated; more found says both counts', () => {
+    expect(dropLimit({ total: 0, estimated: false })).toBe(0);
+    expect(dropLimit({ total: 1, estimated: false, archived: 3 })).toBe(1);
+    expect(dropLimit({ total: 1204.4, estimated: true })).toBe(1205);
+    expect(notDroppedLine('top_acyr', 101, { total: 1, estimated: false })).toBe(
+      'not dropped: queue top_acyr now holds 101 messages (the question said 1): press Ctrl-D again to drop it',
+    );
+    expect(notDroppedLine('big', 1_300_000, { total: 1_204_311, estimated: true })).toBe(
+      'not dropped: queue big now holds 1,300,000 messages (the question said ~1,204,311): press Ctrl-D again to drop it',
+    );
+    expect(notDroppedLine('orders', 50, { total: 0, estimated: false })).toBe('not dropped: queue orders now holds 50 messages');
   });
 });

@@ -69,7 +69,8 @@ export async function dropQueue(s: PgmqSession, queue: string, options: DropQueu
   const existing = await s.stored(queue);
   if (existing === undefined) throw queueNotFound(queue);
   s.forgetTables();
-  if (!options.onlyIfEmpty) {
+  const { atMost } = options;
+  if (atMost === undefined) {
     await s.run(sql.dropQueueQuery(existing), queue);
     return;
   }
@@ -80,7 +81,7 @@ export async function dropQueue(s: PgmqSession, queue: string, options: DropQueu
     if (!rel) throw queueNotFound(queue);
     await run(sql.lockQueueTableQuery(rel));
     const n = toNumber((await run<{ n: string }>(sql.countQueueRowsQuery(rel)))[0]?.n);
-    if (n > 0) throw new QueueNotEmptyError(queue, n);
+    if (n > atMost) throw new QueueNotEmptyError(queue, n, atMost);
     await run(sql.dropQueueQuery(existing));
   });
 }

@@ -59,16 +59,16 @@ export function createQueue(s: SqliteSession, queue: string, options: CreateQueu
   );
 }
 
-/** With onlyIfEmpty the count and the drop share one write transaction (BEGIN IMMEDIATE): no send slips in. */
+/** With atMost the count and the drop share one write transaction (BEGIN IMMEDIATE): no send slips in. */
 export function dropQueue(s: SqliteSession, queue: string, options: DropQueueOptions = {}): void {
   const name = validateQueueName('sqlite', queue);
   s.run(() =>
     s.writeTx(() => {
       const q = s.requireQueue(name);
       const key = { tenant: s.tenant, queue: q.id };
-      if (options.onlyIfEmpty) {
+      if (options.atMost !== undefined) {
         const n = Number(s.stmt<{ n: number | bigint }>(SQL.COUNT_QUEUE_MESSAGES).get(key)?.n ?? 0);
-        if (n > 0) throw new QueueNotEmptyError(name, n);
+        if (n > options.atMost) throw new QueueNotEmptyError(name, n, options.atMost);
       }
       s.stmt(SQL.DELETE_QUEUE_KVS).run(key);
       s.stmt(SQL.DELETE_QUEUE_MESSAGES).run(key);

@@ -1,16 +1,17 @@
 // `n` and Ctrl-D on top's list (issue 18): create a queue (the name checked as `smq create`
 // checks it: pgmq a plain queue, SmoothMQ the defaults `smq create` gives) and drop the
 // highlighted one through the Backend contract. Drop states the queue and its messages,
-// counted at that moment; a queue with messages is dropped only after its name is typed. A
-// queue confirmed as empty is dropped only if it still is at the drop (checked in the drop's
-// own transaction): messages sent before the y keep it, and one line says so.
+// counted at that moment; a queue with messages is dropped only after its name is typed. The
+// drop goes ahead only if the queue holds at most the count the question stated (checked in
+// the drop's own transaction): messages sent before the y or the Enter keep it, and one line
+// says so.
 // Both are refused in read-only mode with one line. The prompts are OpsPrompt's.
 import { useState } from 'react';
 import type { Backend } from '../../backends/types.js';
 import { QueueNotEmptyError } from '../../errors.js';
 import { escapeName } from '../../text/escape.js';
 import { errorText } from '../model/monitor.js';
-import { createProblem, dropNeedsName, dropQuestion, notDroppedLine } from '../model/queue-admin.js';
+import { createProblem, dropLimit, dropNeedsName, dropQuestion, notDroppedLine } from '../model/queue-admin.js';
 import { typedNameIs, type QueueRef } from '../model/queue-ref.js';
 import type { OpsModal } from './useOps.js';
 import type { Say } from './useQueueActions.js';
@@ -85,22 +86,24 @@ export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
         const b = await o.resolveBackend(queue);
         const s = await b.queueStats(queue.rawName);
         const count = { total: s.total, estimated: s.estimated, archived: s.archived };
-        const act = (onlyIfEmpty: boolean) =>
+        // Dropped only if the queue holds at most what the question stated, counted in the
+        // drop's own transaction: messages sent meanwhile keep it, and one line says so.
+        const atMost = dropLimit(count);
+        const act = () =>
           void run(
             `drop ${queue.label}`,
-            async () => (await b.dropQueue(queue.rawName, { onlyIfEmpty }), `dropped queue ${queue.label}`),
-            (e) => notDroppedLine(queue.label, e.messages),
+            async () => (await b.dropQueue(queue.rawName, { atMost }), `dropped queue ${queue.label}`),
+            (e) => notDroppedLine(queue.label, e.messages, count),
           );
         const question = dropQuestion(queue.label, count);
-        // Confirmed as empty: dropped only if still empty (the typed name confirms the messages).
-        if (!dropNeedsName(count)) return setModal({ kind: 'confirm', question, onYes: () => act(true) });
+        if (!dropNeedsName(count)) return setModal({ kind: 'confirm', question, onYes: act });
         setModal({
           kind: 'input',
           label: question,
           initial: '',
           hint: 'Esc cancels',
           // The name as shown (escaped) or as the backend knows it: never the label with its tenant.
-          onSubmit: (typed) => (typedNameIs(typed, queue) ? act(false) : say('drop cancelled: the name did not match', 'error')),
+          onSubmit: (typed) => (typedNameIs(typed, queue) ? act() : say('drop cancelled: the name did not match', 'error')),
         });
       } catch (e) {
         say(`cannot drop ${queue.label}: ${errorText(e)}`, 'error');

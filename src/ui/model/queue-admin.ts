@@ -34,7 +34,26 @@ export function dropQuestion(label: string, c: DropCount): string {
   return `Drop queue ${label} and its ${messages}${archived}? Type its name to confirm: `;
 }
 
-/** "not dropped: queue orders now holds 50 messages": a queue confirmed as empty got messages before the y. */
-export function notDroppedLine(label: string, messages: number): string {
-  return `not dropped: queue ${label} now holds ${messages.toLocaleString('en-US')} ${messages === 1 ? 'message' : 'messages'}`;
+/**
+ * The most messages the drop may find (Backend.dropQueue's atMost): the count the question
+ * stated. An estimate (pgmq, a large queue) is rounded up and taken as stated: the operator
+ * confirmed about that many, and an exact count above it refuses the drop, the line then
+ * giving the exact count found. (An estimate can also be below the true count with nothing
+ * sent; the drop then refuses too, as it cannot tell the two apart.)
+ */
+export function dropLimit(c: DropCount): number {
+  return Math.max(0, Math.ceil(c.total));
+}
+
+/**
+ * "not dropped: queue orders now holds 50 messages": a queue confirmed as empty got messages
+ * before the y. Confirmed with messages: "… now holds 101 messages (the question said 1):
+ * press Ctrl-D again to drop it".
+ */
+export function notDroppedLine(label: string, messages: number, asked?: DropCount): string {
+  const n = (x: number) => `${x.toLocaleString('en-US')} ${x === 1 ? 'message' : 'messages'}`;
+  const line = `not dropped: queue ${label} now holds ${n(messages)}`;
+  if (!asked || !dropNeedsName(asked)) return line;
+  const said = `${asked.estimated ? '~' : ''}${asked.total.toLocaleString('en-US')}`;
+  return `${line} (the question said ${said}): press Ctrl-D again to drop it`;
 }
