@@ -85,7 +85,7 @@ describe.skipIf(!tmuxAvailable())('smq top: * marks what is there, not what arri
     await backend.delete(src, [ids[1]!]);
     t.type(dst);
     t.keys('Enter');
-    await t.waitFor(`moved 2 messages from ${src} to ${dst} (1 of 3 were not there any more)`);
+    await t.waitFor(`moved 2 messages from ${src} to ${dst} (1 of 3 marked were not there any more)`);
     expect(await tags(`q_${dst}`)).toEqual(['marked', 'marked']);
     expect(await tags(`q_${src}`)).toEqual(['late', 'later']);
   });
@@ -99,6 +99,17 @@ describe.skipIf(!tmuxAvailable())('smq top: * marks what is there, not what arri
     t.keys('y');
     await t.waitFor(`deleted 2 messages in ${src}`);
     expect(await tags(`q_${src}`)).toEqual(['late']);
+  });
+
+  test('gone before d and gone before y: the result counts both against the marks', async () => {
+    const { t, src, ids } = await setup(uniqueQueue('arrtwice'), 5);
+    await backend.delete(src, [ids[0]!]);
+    t.keys('d');
+    await t.waitFor(`Delete 4 messages in ${src} (1 of 5 marked not there any more)? [y/N]`);
+    await backend.delete(src, [ids[1]!]);
+    t.keys('y');
+    await t.waitFor(`deleted 3 messages in ${src} (2 of 5 marked were not there any more)`);
+    expect(await tags(`q_${src}`)).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import type { Message } from '../../src/backends/types.js';
 import {
   caughtMarks,
   goneWords,
+  shortfallWords,
   isMarked,
   MARK_LIMIT,
   marksText,
@@ -58,6 +59,20 @@ describe('marks', () => {
     expect(marksText(m)).toBe('the oldest 100,000 of 1,204,311 messages marked');
     expect(isMarked(m, msg(BigInt(MARK_LIMIT)))).toBe(true);
     expect(isMarked(m, msg(BigInt(MARK_LIMIT + 1)))).toBe(false);
+  });
+
+  test('a bulk result counts what did not change against the marks, not against the question', () => {
+    const ids = Array.from({ length: 50_000 }, (_, i) => BigInt(i + 1));
+    const m = caughtMarks(ids, 'all', undefined);
+    // `d` asked about 49,990 (10 gone); 5 more went before the y: 49,985 deleted.
+    expect(shortfallWords(m, 49_985)).toBe(' (15 of 50,000 marked were not there any more)');
+    expect(shortfallWords(m, 49_000, 'were visible already or gone')).toBe(' (1,000 of 50,000 marked were visible already or gone)');
+    expect(shortfallWords(m, 50_000)).toBe('');
+    const some = toggleMark(toggleMark(NO_MARKS, 3n), 5n);
+    expect(shortfallWords(some, 1)).toBe(' (1 of 2 marked were not there any more)');
+    // No marks: the highlighted message.
+    expect(shortfallWords(NO_MARKS, 0)).toBe(' (1 of 1 were not there any more)');
+    expect(shortfallWords(NO_MARKS, 1)).toBe('');
   });
 });
 

@@ -13,6 +13,7 @@ import {
   caughtWords,
   filterCounted,
   goneWords,
+  shortfallWords,
   isMarked,
   MARK_LIMIT,
   marksText,
@@ -132,7 +133,7 @@ export function useOps(o: OpsOptions): Ops {
   /** The selection and its count, or says why there is none. */
   const selected = async (
     ctx: OpsContext,
-  ): Promise<{ b: Backend; sel: MessageSelection; n: number; words: string; gone: string } | undefined> => {
+  ): Promise<{ b: Backend; sel: MessageSelection; marks: Marks; n: number; words: string; gone: string } | undefined> => {
     const marks = ctx.marksApply ? marksOf(ctx.queue, ctx.source) : NO_MARKS;
     const sel = selectionOf(marks, ctx.message);
     if (!sel) {
@@ -145,7 +146,7 @@ export function useOps(o: OpsOptions): Ops {
       say(marks.kind === 'none' ? 'no message selected' : 'none of the marked messages is there any more', 'error');
       return undefined;
     }
-    return { b, sel, n, words: selectionWords(marks, ctx.message, n), gone: goneWords(marks, n) };
+    return { b, sel, marks, n, words: selectionWords(marks, ctx.message, n), gone: goneWords(marks, n) };
   };
 
   /** Asks the store before a prompt opens (a count): keys typed meanwhile wait for the prompt. */
@@ -205,7 +206,7 @@ export function useOps(o: OpsOptions): Ops {
           void run(`move ${s.words} to ${escapeName(target)}`, ctx, async (b) => {
             const moved = await b.moveMessages!(ctx.queue.rawName, target, s.sel, ctx.source);
             setMarks(ctx, NO_MARKS);
-            return `moved ${counted(moved, 'message')} from ${ctx.queue.label} to ${escapeName(target)}${shortfall(moved, s.n)}`;
+            return `moved ${counted(moved, 'message')} from ${ctx.queue.label} to ${escapeName(target)}${shortfallWords(s.marks, moved)}`;
           });
         },
       });
@@ -224,7 +225,7 @@ export function useOps(o: OpsOptions): Ops {
           void run(`restore ${s.words}`, ctx, async (b) => {
             const moved = await b.moveMessages!(ctx.queue.rawName, ctx.queue.rawName, s.sel, 'archive');
             setMarks(ctx, NO_MARKS);
-            return `restored ${counted(moved, 'message')} to ${ctx.queue.label}${shortfall(moved, s.n)}`;
+            return `restored ${counted(moved, 'message')} to ${ctx.queue.label}${shortfallWords(s.marks, moved)}`;
           }),
       });
     });
@@ -332,7 +333,7 @@ export function useOps(o: OpsOptions): Ops {
             const changed = await b.actOn!(ctx.queue.rawName, action, s.sel);
             setMarks(ctx, NO_MARKS);
             const why = action === 'makeVisible' ? 'were visible already or gone' : undefined;
-            return `${w.done} ${counted(changed, 'message')} in ${ctx.queue.label}${shortfall(changed, s.n, why)}`;
+            return `${w.done} ${counted(changed, 'message')} in ${ctx.queue.label}${shortfallWords(s.marks, changed, why)}`;
           }),
       });
     });
@@ -357,8 +358,3 @@ export function useOps(o: OpsOptions): Ops {
 
 const inParens = (gone: string) => (gone ? ` (${gone})` : '');
 const withGone = (gone: string, hint: string) => (gone ? `${gone} · ${hint}` : hint);
-
-/** " (2 of 5 asked were not there any more)": when the store changed fewer than were counted. */
-function shortfall(changed: number, asked: number, why = 'were not there any more'): string {
-  return changed < asked ? ` (${asked - changed} of ${asked} ${why})` : '';
-}

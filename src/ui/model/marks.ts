@@ -59,6 +59,18 @@ export function goneWords(marks: Marks, n: number): string {
   return n < marked ? `${(marked - n).toLocaleString('en-US')} of ${marked.toLocaleString('en-US')} marked not there any more` : '';
 }
 
+/**
+ * " (15 of 50,000 marked were not there any more)": after a bulk action, the marked messages
+ * the store did not change, counted against the marks (not against the question's count,
+ * which already left out those gone by then). No marks: the one highlighted message.
+ */
+export function shortfallWords(marks: Marks, changed: number, why = 'were not there any more'): string {
+  const of = marks.kind === 'none' ? 1 : markCount(marks);
+  if (changed >= of) return '';
+  const n = (x: number) => x.toLocaleString('en-US');
+  return ` (${n(of - changed)} of ${n(of)}${marks.kind === 'none' ? '' : ' marked'} ${why})`;
+}
+
 /** What the marks are, in words: "3 marked", "all 1,204 in flight marked", "all 12 read ≥ 5 times marked". */
 export function marksText(marks: Marks): string {
   if (marks.kind === 'none') return '';
