@@ -196,8 +196,11 @@ export interface Backend extends FifoTopicMethods {
    * estimated counts, marked `estimated`.
    */
   listQueues(options?: ListQueuesOptions): Promise<QueueStats[]>;
-  /** Stats of one queue; throws queue-not-found. */
-  queueStats(queue: string): Promise<QueueStats>;
+  /**
+   * Stats of one queue; throws queue-not-found. A very large queue may get estimated counts
+   * (marked) unless `exact` asks for them counted (what a question guarding a drop states).
+   */
+  queueStats(queue: string, options?: { readonly exact?: boolean }): Promise<QueueStats>;
 
   /** Idempotent: returns false when the queue already existed. */
   createQueue(queue: string, options?: CreateQueueOptions): Promise<boolean>;

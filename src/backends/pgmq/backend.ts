@@ -220,8 +220,8 @@ export class PgmqBackend implements Backend {
     return queues.listQueues(this.s, options, this.capabilities);
   }
 
-  queueStats(queue: string): Promise<QueueStats> {
-    return queues.queueStats(this.s, queue, this.capabilities);
+  queueStats(queue: string, options?: { readonly exact?: boolean }): Promise<QueueStats> {
+    return queues.queueStats(this.s, queue, this.capabilities, options?.exact === true);
   }
 
   createQueue(queue: string, options?: CreateQueueOptions): Promise<boolean> {

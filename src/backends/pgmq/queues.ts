@@ -19,8 +19,8 @@ export async function listQueues(s: PgmqSession, options: ListQueuesOptions = {}
   return stats(s, null, options.exactThreshold ?? DEFAULT_EXACT_THRESHOLD, extras);
 }
 
-export async function queueStats(s: PgmqSession, queue: string, extras: Extras = NO_EXTRAS): Promise<QueueStats> {
-  const [found] = await stats(s, s.name(queue), SINGLE_QUEUE_EXACT_THRESHOLD, extras);
+export async function queueStats(s: PgmqSession, queue: string, extras: Extras = NO_EXTRAS, exact = false): Promise<QueueStats> {
+  const [found] = await stats(s, s.name(queue), exact ? Number.POSITIVE_INFINITY : SINGLE_QUEUE_EXACT_THRESHOLD, extras);
   if (!found) throw queueNotFound(queue);
   return found;
 }

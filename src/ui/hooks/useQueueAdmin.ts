@@ -84,7 +84,8 @@ export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
       try {
         // Counted now, not from the last refresh: the question states what will go.
         const b = await o.resolveBackend(queue);
-        const s = await b.queueStats(queue.rawName);
+        // Counted, not estimated: the drop is guarded by the count the question states (dropLimit).
+        const s = await b.queueStats(queue.rawName, { exact: true });
         const count = { total: s.total, estimated: s.estimated, archived: s.archived };
         // Dropped only if the queue holds at most what the question stated, counted in the
         // drop's own transaction: messages sent meanwhile keep it, and one line says so.

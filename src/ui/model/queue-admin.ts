@@ -36,10 +36,9 @@ export function dropQuestion(label: string, c: DropCount): string {
 
 /**
  * The most messages the drop may find (Backend.dropQueue's atMost): the count the question
- * stated. An estimate (pgmq, a large queue) is rounded up and taken as stated: the operator
- * confirmed about that many, and an exact count above it refuses the drop, the line then
- * giving the exact count found. (An estimate can also be below the true count with nothing
- * sent; the drop then refuses too, as it cannot tell the two apart.)
+ * stated. top asks for that count exactly (queueStats' `exact`): an estimate could be below
+ * the true count with nothing sent, and the drop would then refuse every time. Were one ever
+ * passed, it is rounded up.
  */
 export function dropLimit(c: DropCount): number {
   return Math.max(0, Math.ceil(c.total));
