@@ -8,7 +8,7 @@
 // stricter in two ways: smq makes no queue of more than 47 bytes (UTF-8, also lower-cased),
 // because PostgreSQL cuts identifiers at 63 bytes and pgmq's table and index names add up to
 // 16 bytes of prefix: a longer name could be cut into another queue's tables; and none with
-// control characters. The empty
+// control characters (on SmoothMQ too, which uses any name another client made but NUL). The empty
 // name is refused too (smq's compat schema refuses it; pgmq would make tables named "q_").
 // A queue is found by its lower-cased name, as pgmq names its tables (see pgmq/sql.ts).
 import { SmqError } from '../errors.js';
@@ -48,7 +48,9 @@ export function validateQueueName(kind: BackendKind, name: string, use: NameUse 
       }
     }
   } else {
-    if (CONTROL.test(name)) throw bad('it contains control characters', 'use printable characters only');
+    if (name.includes('\u0000')) throw bad('it contains a NUL character', 'use printable characters only');
+    // SmoothMQ's server takes any name: such a queue is used (names are bound), never made.
+    if (use === 'create' && CONTROL.test(name)) throw bad('it contains control characters', 'use printable characters only');
     if (name.length > SQLITE_MAX_NAME_LENGTH) throw bad(`it is ${name.length} characters long`, `use at most ${SQLITE_MAX_NAME_LENGTH}`);
   }
   return name;

@@ -580,6 +580,11 @@ describe.each(KINDS)('escape sequences in bodies, headers and names (%s)', (kind
     }
     const peek = ok(await runRaw(['peek', q, '--output', 'table', ...connArgs(kind)]), 'peek');
     expectSafe(peek, 'peek');
+    // Such a queue is used like any other (it was refused: "invalid queue name … control characters").
+    const rawPeek = await runRaw(['peek', raw[1]!, '--output', 'table', ...connArgs(kind)]);
+    expect(rawPeek.code).toBe(0);
+    expectSafe(rawPeek, 'peek of a raw name');
+    ok(await runRaw(['drop', raw[2]!, '--yes', ...connArgs(kind)]), 'drop of a raw name');
     // An error that names the queue is escaped too.
     const missing = await runRaw(['peek', `${q}_missing\u202e`, ...connArgs(kind)]);
     expect(missing.code).toBe(3);
