@@ -109,6 +109,29 @@ describe('help', () => {
     expect(narrow.columns[0]!.map((e) => e.what).join(' ')).toBe(entries.map((e) => e.what).join(' '));
   });
 
+  // 80 x 24 leaves the help 15 lines: side by side with every entry whole it is wider than 80,
+  // and wrapped it is taller than 15. One column made it scroll, the keys below the 15th out
+  // of sight (CI's top-screen test caught it): every key stays on screen, the longest words cut.
+  test('80 columns, 15 lines: every key of the queue view on screen at once, in two columns', () => {
+    const entries = helpFor('queue', { readOnly: false, archive: true, failedState: false });
+    const layout = helpLayout(entries, 15, 80);
+    expect(layout.lines).toBeLessThanOrEqual(15);
+    expect(layout.columns).toHaveLength(2);
+    expect(layout.cut).toBe(true);
+    expect(layout.columns.flat().map((e) => e.keys)).toEqual(entries.map((e) => e.keys));
+    // Where wrapped words fit (a shorter list), they are wrapped, not cut.
+    const some = entries.slice(0, 14);
+    const wrapped = helpLayout(some, 15, 80);
+    expect(wrapped.cut).toBeUndefined();
+    expect(wrapped.lines).toBeLessThanOrEqual(15);
+    expect(
+      wrapped.columns
+        .flat()
+        .map((e) => e.what)
+        .join(' '),
+    ).toBe(some.map((e) => e.what).join(' '));
+  });
+
   test('the queue view lists both jump keys', () => {
     expect(helpFor('queue', { readOnly: false, archive: true, failedState: false }).map((e) => e.keys)).toContain('# / i');
   });

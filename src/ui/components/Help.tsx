@@ -69,7 +69,7 @@ export function Help(p: HelpProps) {
             key={i}
             entries={column.slice(first, first + rows)}
             keysWidth={Math.max(...column.map((e) => cellWidth(e.keys)))}
-            width={helpColumnWidth(column)}
+            width={layout.cut ? Math.floor((p.width + HELP_GAP) / layout.columns.length) : helpColumnWidth(column)}
           />
         ))}
       </Box>

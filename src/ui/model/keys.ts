@@ -266,29 +266,75 @@ export interface HelpLayout {
   readonly columns: readonly (readonly HelpEntry[])[];
   /** Lines the longest column takes; more than the screen's rows: the help scrolls. */
   readonly lines: number;
+  /** The columns share the width evenly and the longest words are cut at a column's end. */
+  readonly cut?: boolean;
 }
 
 /**
- * The help in `rows` lines of `width` cells: as many columns as it takes to show every entry
- * at once, unless they would not fit side by side with every entry whole; then fewer
- * columns, as many as fit (at least one), taller than the screen, and the help scrolls.
- * No entry's words are cut for the sake of a column (on a terminal narrower than one entry,
- * the line itself is cut).
+ * The help in `rows` lines of `width` cells, every key on screen at once where that can be:
+ * first side by side with every entry whole on its line (as many columns as it takes); where
+ * those do not fit the width, the long entries' words go on over more lines of their column
+ * (the fewest columns that hold every entry, each left room for its words). Only where no
+ * such layout holds them all are there fewer columns than it takes, taller than the screen,
+ * and the help scrolls. No entry's words are cut for the sake of a column (on a terminal
+ * narrower than one entry, the line itself is cut).
  */
 export function helpLayout(entries: readonly HelpEntry[], rows: number, width: number): HelpLayout {
-  let count = Math.max(1, Math.ceil(entries.length / Math.max(1, rows)));
-  let columns = helpColumns(entries, rows, count);
-  while (count > 1 && columns.reduce((sum, c) => sum + helpColumnWidth(c), 0) - HELP_GAP > width) {
-    count -= 1;
-    columns = helpColumns(entries, rows, count);
+  const lines = Math.max(1, rows);
+  const fits = (columns: readonly (readonly HelpEntry[])[]) => columns.reduce((sum, c) => sum + helpColumnWidth(c), 0) - HELP_GAP <= width;
+  const layoutOf = (columns: HelpEntry[][]): HelpLayout => ({ columns, lines: Math.max(0, ...columns.map((c) => c.length)) });
+  let count = Math.max(1, Math.ceil(entries.length / lines));
+  let columns = helpColumns(entries, lines, count);
+  if (fits(columns)) return layoutOf(columns);
+  for (let n = count; ; n++) {
+    const wrapped = wrappedColumns(entries, lines, n, width);
+    if (wrapped === 'no room') break;
+    if (wrapped) return layoutOf(wrapped);
   }
-  if (count === 1 && helpColumnWidth(entries) - HELP_GAP > width) {
+  // Every key on screen, the longest words cut at the column's end, while each column still
+  // leaves them a fair share (80 x 24: two columns, 24 cells of words): what a look at the
+  // keys wants more than every word. Narrower than that, cut words say little: scroll.
+  const keysWidth = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
+  if (count > 1 && Math.floor((width + HELP_GAP) / count) - HELP_GAP - keysWidth - HELP_GAP >= MIN_CUT_WORDS_WIDTH) {
+    return { ...layoutOf(columns), cut: true };
+  }
+  while (count > 1 && !fits(columns)) {
+    count -= 1;
+    columns = helpColumns(entries, lines, count);
+  }
+  if (count === 1 && !fits(columns)) {
     // One column, still too wide: the words of the long entries go on over more lines.
     const keys = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
     const room = Math.max(10, width - keys - 2 * HELP_GAP);
     columns = [entries.flatMap((e) => wrapWords(e.what, room).map((what, i) => ({ keys: i === 0 ? e.keys : '', what })))];
   }
-  return { columns, lines: Math.max(0, ...columns.map((c) => c.length)) };
+  return layoutOf(columns);
+}
+
+/** The fewest cells left for an entry's words beside its keys: below that, no column. */
+const MIN_WORDS_WIDTH = 16;
+/** The same where the words are cut at the column's end rather than wrapped. */
+const MIN_CUT_WORDS_WIDTH = 20;
+
+/**
+ * `count` columns of equal width in `width` cells, each entry's words wrapped to its
+ * column, filled in order without splitting an entry; undefined when they take more than
+ * `count` columns of `rows` lines, 'no room' when the words would get fewer than
+ * MIN_WORDS_WIDTH cells (more columns only make that worse).
+ */
+function wrappedColumns(entries: readonly HelpEntry[], rows: number, count: number, width: number): HelpEntry[][] | undefined | 'no room' {
+  const keys = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
+  const column = Math.floor((width + HELP_GAP) / count) - HELP_GAP;
+  const room = column - keys - HELP_GAP;
+  if (room < MIN_WORDS_WIDTH) return 'no room';
+  const columns: HelpEntry[][] = [[]];
+  for (const e of entries) {
+    const lines = wrapWords(e.what, room).map((what, i) => ({ keys: i === 0 ? e.keys : '', what }));
+    if (lines.length > rows) return undefined;
+    if (columns.at(-1)!.length + lines.length > rows) columns.push([]);
+    columns.at(-1)!.push(...lines);
+  }
+  return columns.length <= count ? columns : undefined;
 }
 
 /** Words in lines of at most `width` cells, broken at spaces (a longer word is cut into rows). */
