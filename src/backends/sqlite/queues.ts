@@ -32,7 +32,7 @@ export function queueStats(s: SqliteSession, queue: string): QueueStats {
 }
 
 export function createQueue(s: SqliteSession, queue: string, options: CreateQueueOptions = {}): boolean {
-  const name = validateQueueName('sqlite', queue);
+  const name = validateQueueName('sqlite', queue, 'create');
   if (options.unlogged) throw invalidInput('unlogged queues exist only on pgmq');
   const vt = options.visibilityTimeoutSec ?? DEFAULT_VISIBILITY_TIMEOUT_SEC;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
