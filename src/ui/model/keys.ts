@@ -3,7 +3,7 @@
 // keys (marks, move, restore, export, archive) are in ops-keys.ts.
 import { opsCommandFor, opsHelp, type OpsCommand } from './ops-keys.js';
 import { cellWidth } from '../../text/width.js';
-import { wrapRows } from './body-view.js';
+import { wrapCells } from './prompt-lines.js';
 
 /** The parts of a key press top looks at (ink's Key has all of these). */
 export interface KeyPress {
@@ -281,20 +281,20 @@ export interface HelpLayout {
  */
 export function helpLayout(entries: readonly HelpEntry[], rows: number, width: number): HelpLayout {
   const lines = Math.max(1, rows);
+  const keysWidth = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
   const fits = (columns: readonly (readonly HelpEntry[])[]) => columns.reduce((sum, c) => sum + helpColumnWidth(c), 0) - HELP_GAP <= width;
   const layoutOf = (columns: HelpEntry[][]): HelpLayout => ({ columns, lines: Math.max(0, ...columns.map((c) => c.length)) });
   let count = Math.max(1, Math.ceil(entries.length / lines));
   let columns = helpColumns(entries, lines, count);
   if (fits(columns)) return layoutOf(columns);
   for (let n = count; ; n++) {
-    const wrapped = wrappedColumns(entries, lines, n, width);
+    const wrapped = wrappedColumns(entries, lines, n, width, keysWidth);
     if (wrapped === 'no room') break;
     if (wrapped) return layoutOf(wrapped);
   }
   // Every key on screen, the longest words cut at the column's end, while each column still
   // leaves them a fair share (80 x 24: two columns, 24 cells of words): what a look at the
   // keys wants more than every word. Narrower than that, cut words say little: scroll.
-  const keysWidth = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
   if (count > 1 && Math.floor((width + HELP_GAP) / count) - HELP_GAP - keysWidth - HELP_GAP >= MIN_CUT_WORDS_WIDTH) {
     return { ...layoutOf(columns), cut: true };
   }
@@ -304,9 +304,8 @@ export function helpLayout(entries: readonly HelpEntry[], rows: number, width: n
   }
   if (count === 1 && !fits(columns)) {
     // One column, still too wide: the words of the long entries go on over more lines.
-    const keys = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
-    const room = Math.max(10, width - keys - 2 * HELP_GAP);
-    columns = [entries.flatMap((e) => wrapWords(e.what, room).map((what, i) => ({ keys: i === 0 ? e.keys : '', what })))];
+    const room = Math.max(10, width - keysWidth - 2 * HELP_GAP);
+    columns = [entries.flatMap((e) => wrapEntry(e, room))];
   }
   return layoutOf(columns);
 }
@@ -322,14 +321,18 @@ const MIN_CUT_WORDS_WIDTH = 20;
  * `count` columns of `rows` lines, 'no room' when the words would get fewer than
  * MIN_WORDS_WIDTH cells (more columns only make that worse).
  */
-function wrappedColumns(entries: readonly HelpEntry[], rows: number, count: number, width: number): HelpEntry[][] | undefined | 'no room' {
-  const keys = Math.max(0, ...entries.map((e) => cellWidth(e.keys)));
-  const column = Math.floor((width + HELP_GAP) / count) - HELP_GAP;
-  const room = column - keys - HELP_GAP;
+function wrappedColumns(
+  entries: readonly HelpEntry[],
+  rows: number,
+  count: number,
+  width: number,
+  keysWidth: number,
+): HelpEntry[][] | undefined | 'no room' {
+  const room = Math.floor((width + HELP_GAP) / count) - HELP_GAP - keysWidth - HELP_GAP;
   if (room < MIN_WORDS_WIDTH) return 'no room';
   const columns: HelpEntry[][] = [[]];
   for (const e of entries) {
-    const lines = wrapWords(e.what, room).map((what, i) => ({ keys: i === 0 ? e.keys : '', what }));
+    const lines = wrapEntry(e, room);
     if (lines.length > rows) return undefined;
     if (columns.at(-1)!.length + lines.length > rows) columns.push([]);
     columns.at(-1)!.push(...lines);
@@ -337,21 +340,6 @@ function wrappedColumns(entries: readonly HelpEntry[], rows: number, count: numb
   return columns.length <= count ? columns : undefined;
 }
 
-/** Words in lines of at most `width` cells, broken at spaces (a longer word is cut into rows). */
-function wrapWords(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    const joined = line === '' ? word : `${line} ${word}`;
-    if (cellWidth(joined) <= width) {
-      line = joined;
-      continue;
-    }
-    if (line !== '') lines.push(line);
-    const rows = wrapRows(word, width);
-    line = rows.pop() ?? '';
-    lines.push(...rows);
-  }
-  lines.push(line);
-  return lines;
-}
+/** An entry's words over lines of `room` cells, its keys on the first. */
+const wrapEntry = (e: HelpEntry, room: number): HelpEntry[] =>
+  wrapCells(e.what, room).map((what, i) => ({ keys: i === 0 ? e.keys : '', what }));

@@ -5,7 +5,8 @@
 // after "> ". The prompt never takes more than the lines it is given (the rest of the
 // screen needs them); only then is something cut, the part that can give way first (the
 // body of a send), else the end of the last line.
-import { cellWidth, clusters, cutToCells } from '../../text/width.js';
+import { cellWidth, cutToCells } from '../../text/width.js';
+import { wrapRows } from './body-view.js';
 import { ACTION_WORDS, type Modal } from './navigation.js';
 import { previewBody, sendQuestion } from './send-preview.js';
 
@@ -31,24 +32,6 @@ export interface PromptLines {
   readonly input: 'same' | 'own' | 'none';
   /** Lines taken in all. */
   readonly height: number;
-}
-
-/** A word longer than `width`, in pieces of at most `width` cells (clusters kept whole). */
-function pieces(word: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  let used = 0;
-  for (const c of clusters(word)) {
-    if (used + c.width > width && line !== '') {
-      out.push(line);
-      line = '';
-      used = 0;
-    }
-    line += c.text;
-    used += c.width;
-  }
-  if (line !== '') out.push(line);
-  return out;
 }
 
 /** `text` word-wrapped into lines of at most `width` cells (spaces at a break are dropped). */
@@ -79,7 +62,7 @@ export function wrapCells(text: string, width: number): string[] {
       used = ww;
       continue;
     }
-    const parts = pieces(word, w);
+    const parts = wrapRows(word, w);
     lines.push(...parts.slice(0, -1));
     line = parts.at(-1) ?? '';
     used = cellWidth(line);
