@@ -21,10 +21,21 @@ interface Tracked {
   readonly giveUp: (e: NoAnswer) => void;
 }
 
+/** What a thread's calls in flight say at a report: how many, and how long none has answered. */
+export interface CallsWaiting {
+  readonly calls: number;
+  /** Since a call last answered (or failed), to within a report's interval; 0 when one did since the last look. */
+  readonly quietMs: number;
+}
+
 export class CallWatch {
   private readonly calls = new Set<Tracked>();
   /** Set by abandonAll: every call from then on is given up at once. */
   private abandoned: string | undefined;
+  /** Calls settled so far, and when waiting() last saw that count change (ms). */
+  private settled = 0;
+  private seenSettled = -1;
+  private seenAtMs = 0;
 
   constructor(private readonly nowMs: () => number) {}
 
@@ -42,9 +53,11 @@ export class CallWatch {
       this.calls.add(t);
       call.then(
         (v) => {
+          this.settled++;
           if (this.calls.delete(t)) resolve(v);
         },
         (e: unknown) => {
+          this.settled++;
           if (this.calls.delete(t)) reject(e);
         },
       );
@@ -60,6 +73,20 @@ export class CallWatch {
     let oldest: number | undefined;
     for (const t of this.calls) if (oldest === undefined || t.sinceMs < oldest) oldest = t.sinceMs;
     return oldest;
+  }
+
+  /**
+   * Looked at once per report (a counter on the hot path, the clock only here): the calls in
+   * flight, and how long since one last answered. A server stopped without closing anything
+   * leaves every call waiting while the thread itself runs on and reports.
+   */
+  waiting(): CallsWaiting {
+    const now = this.nowMs();
+    if (this.settled !== this.seenSettled || this.calls.size === 0) {
+      this.seenSettled = this.settled;
+      this.seenAtMs = now;
+    }
+    return { calls: this.calls.size, quietMs: now - this.seenAtMs };
   }
 
   /** Gives up on every call that has waited limitMs or more; returns how many. */

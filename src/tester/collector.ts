@@ -5,6 +5,7 @@
 import { DeliveryChecker } from './checker.js';
 import { FifoChecker } from './checker-fifo.js';
 import { CallSecondsMerger, type CallKind } from './call-seconds.js';
+import type { CallsWaiting } from './calls.js';
 import { monoUs } from './clock.js';
 import { MAX_WORKERS_PER_ROLE, type TesterConfig } from './config.js';
 import { drainIdleMs } from './drain.js';
@@ -12,7 +13,7 @@ import { laneOf, recordFanoutSend, type FanoutPlan } from './fanout.js';
 import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
 import type { HdrLog } from './hdr-log.js';
 import { EndToEndIntervals } from './intervals.js';
-import { backlogTrend, RATE_SECONDS, SILENT_SERIES_MS, workerRates, type WorkerRate } from './live-facts.js';
+import { backlogTrend, RATE_SECONDS, SILENT_SERIES_MS, storeStalled, workerRates, type WorkerRate } from './live-facts.js';
 import type { ProgressSnapshot } from './progress.js';
 import { SEND_ACKED, type FromWorker, type RunningTotals, type WorkerRole } from './protocol.js';
 import { addCounts, SeriesAggregator, zeroCounts } from './series.js';
@@ -33,6 +34,7 @@ interface ThreadActivity {
   lastUs: number;
   done: boolean;
   running: RunningTotals;
+  waiting: CallsWaiting;
 }
 
 /** A sender's (receiver's) messages by wall-clock second (monotonic), the last few. */
@@ -137,8 +139,9 @@ export class RunCollector {
     if (t) {
       t.lastUs = now;
       t.running = m.running;
+      t.waiting = m.waiting;
     } else {
-      this.threads.set(w.slot, { lastUs: now, done: false, running: m.running });
+      this.threads.set(w.slot, { lastUs: now, done: false, running: m.running, waiting: m.waiting });
     }
     for (const { index, count } of m.moved) {
       const key = `${w.role}:${index}`;
@@ -218,6 +221,15 @@ export class RunCollector {
     return { workers, through: Math.max(0, Math.floor(elapsedMs / 1000)) };
   }
 
+  /** Every running thread waits on calls the store does not answer (live-facts.ts storeStalled). */
+  private stalled(nowUs: number): ProgressSnapshot['stalled'] {
+    const threads = [];
+    for (const t of this.threads.values()) {
+      if (!t.done) threads.push({ silentMs: (nowUs - t.lastUs) / 1000, calls: t.waiting.calls, quietMs: t.waiting.quietMs });
+    }
+    return storeStalled(threads, (this.c.pollSec ?? 0) * 1000);
+  }
+
   /** Every worker is done: whatever is held back goes in. */
   releaseAll(): void {
     this.merger.release();
@@ -277,6 +289,7 @@ export class RunCollector {
       errorsByKind: { connection, other },
       faults: x.faults,
       workers: x.phase === 'sending' || x.phase === 'draining' ? this.rates(now) : [],
+      stalled: x.phase === 'sending' || x.phase === 'draining' ? this.stalled(now) : undefined,
     };
   }
 

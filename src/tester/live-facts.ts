@@ -89,3 +89,36 @@ export function workerRates(workers: readonly WorkerActivity[]): WorkerRate[] {
     return { role: w.role, indices: w.indices, perSec, othersPerSec, silentMs: w.silentMs, lagging: w.silentMs >= SILENT_LAG_MS || slow };
   });
 }
+
+/** No call of any thread answered for this long, with calls waiting: the store is stalled. */
+export const STALLED_MS = 2000;
+
+export interface ThreadWaiting {
+  /** Since its last report (ms): a thread blocked in a call (SQLite) reports nothing. */
+  readonly silentMs: number;
+  readonly calls: number;
+  /** Since one of its calls last answered (ms), as it reported; see CallWatch.waiting. */
+  readonly quietMs: number;
+}
+
+/**
+ * Every running thread waits on the store: its calls have had no answer for STALLED_MS (more
+ * under --poll, whose reads wait by design), or it has not reported for as long (blocked in
+ * a call). Undefined unless at least one of them reports calls waiting: threads that all
+ * stopped reporting are the other line's (laggingLines), and idle threads wait for nothing.
+ */
+export function storeStalled(
+  threads: readonly ThreadWaiting[],
+  pollMs = 0,
+): { readonly quietMs: number; readonly calls: number } | undefined {
+  const limit = STALLED_MS + pollMs;
+  let quietMs = Infinity;
+  let calls = 0;
+  for (const t of threads) {
+    if (t.silentMs >= SILENT_LAG_MS) continue;
+    if (t.calls === 0 || t.quietMs + t.silentMs < limit) return undefined;
+    quietMs = Math.min(quietMs, t.quietMs + t.silentMs);
+    calls += t.calls;
+  }
+  return calls > 0 ? { quietMs, calls } : undefined;
+}

@@ -42,6 +42,8 @@ export interface ProgressSnapshot {
   readonly errorsByKind: { readonly connection: number; readonly other: number };
   /** Each running worker thread's rate, the lagging ones marked (live-facts.ts); empty outside sending and draining. */
   readonly workers: readonly WorkerRate[];
+  /** No call answered for a while and every thread waits on one (a stopped server); else undefined. */
+  readonly stalled: { readonly quietMs: number; readonly calls: number } | undefined;
   readonly lastError: string | undefined;
   /** Each --fault fired so far, with what came of it yet (a command may still run). */
   readonly faults: readonly LiveFault[];

@@ -2,6 +2,7 @@
 // data (structured clone); typed arrays travel as transferables.
 import type { OpenOptions } from '../backends/index.js';
 import type { CallKind } from './call-seconds.js';
+import type { CallsWaiting } from './calls.js';
 import type { ServerIdentity, ServerInfo } from '../backends/types.js';
 import type { Target } from '../backends/target.js';
 import type { HistogramName } from './histograms.js';
@@ -226,6 +227,8 @@ export type FromWorker =
       readonly moved: readonly { readonly index: number; readonly count: number }[];
       /** This thread's running totals so far (the live view's errors by kind and backlog waits). */
       readonly running: RunningTotals;
+      /** This thread's calls in flight, and how long none has answered (the live view's stalled store). */
+      readonly waiting: CallsWaiting;
     }
   | {
       readonly type: 'RESULT';

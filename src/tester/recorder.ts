@@ -4,6 +4,7 @@
 // thread decides when to report (PROGRESS every so often, RESULT at the end).
 import { monoUs } from './clock.js';
 import { CallSeconds } from './call-seconds.js';
+import type { CallsWaiting } from './calls.js';
 import { EventBuffer } from './events.js';
 import { ForeignMessages } from './foreign.js';
 import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, type Histogram, type HistogramName } from './histograms.js';
@@ -144,7 +145,7 @@ export class Recorder {
   }
 
   /** PROGRESS: every second over (all of them when final), and what the loops recorded since the last one. */
-  progress(final: boolean, lagP99Ms: number): void {
+  progress(final: boolean, lagP99Ms: number, waiting: CallsWaiting = { calls: 0, quietMs: 0 }): void {
     const now = this.nowUs();
     const current = this.secondOf(now);
     const seconds = final ? this.counter.takeBefore() : this.counter.takeBefore(current);
@@ -195,6 +196,7 @@ export class Recorder {
           otherErrors: this.totals.otherErrors,
           backlogWaitMs: this.totals.backlogWaitMs,
         },
+        waiting,
       },
       transfer,
     );

@@ -94,7 +94,7 @@ export async function runPart(setup: WorkerSetup, link: PartLink): Promise<boole
   const timer = setInterval(() => {
     // The outage timeout also ends calls that never answer, not only calls that fail.
     ctx.watch.giveUpOlderThan(setup.outageTimeoutMs);
-    recorder.progress(false, lag.percentile(99) / 1e6);
+    recorder.progress(false, lag.percentile(99) / 1e6, ctx.watch.waiting());
   }, FLUSH_MS);
   try {
     const run = setup.role === 'sender' ? runSender : runReceiver;

@@ -191,6 +191,9 @@ describe('a server that stops answering (SIGSTOP)', () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect(doc.counts.lost).toBe(0);
     expect(doc.tester.warnings.join('\n')).toMatch(/^the store stalled: the slowest send took [3-9]\.\d s.*\(no call failed\)/m);
+    // While it was frozen, the live view said so: the threads still report (their calls
+    // wait on sockets), so only the age of the calls in flight shows that nothing answers.
+    expect(r.stderr).toMatch(/no call answered for [2-4](\.\d)? s: \d+ calls waiting on the store \(server stopped or unreachable\?\)/);
   }, 90_000);
 
   test('SIGTERM while every call hangs: the partial report within seconds, exit 143, no crash', async () => {

@@ -1,6 +1,7 @@
 // The live view's judgements: the backlog's trend and which worker lags (live-facts.ts).
 import { describe, expect, test } from 'vitest';
-import { backlogTrend, workerRates, type WorkerActivity } from '../../src/tester/live-facts.js';
+import { backlogTrend, storeStalled, workerRates, type WorkerActivity } from '../../src/tester/live-facts.js';
+import { CallWatch } from '../../src/tester/calls.js';
 
 const sec = (sent: number, received: number) => ({ sent, received });
 
@@ -44,5 +45,44 @@ describe('worker rates', () => {
   test('idle receivers of an empty queue, or a lone worker, do not lag', () => {
     expect(workerRates([w('receiver', 0, [0, 0]), w('receiver', 1, [3, 2])]).some((x) => x.lagging)).toBe(false);
     expect(workerRates([w('receiver', 0, [0, 0])])[0]!.lagging).toBe(false);
+  });
+});
+
+describe('a stalled store: threads that report, with calls nobody answers', () => {
+  const t = (calls: number, quietMs: number, silentMs = 50) => ({ calls, quietMs, silentMs });
+  test('every running thread waiting 2 s or more: stalled, since the most recent answer, all their calls', () => {
+    expect(storeStalled([t(4, 2500), t(4, 3100)])).toEqual({ quietMs: 2550, calls: 8 });
+  });
+  test('one thread still answered, or waits for nothing (paced, idle, --listen): not stalled', () => {
+    expect(storeStalled([t(4, 2500), t(4, 300)])).toBeUndefined();
+    expect(storeStalled([t(4, 2500), t(0, 9000)])).toBeUndefined();
+    expect(storeStalled([])).toBeUndefined();
+  });
+  test('threads that stopped reporting are the other line; with one still reporting calls, the store is stalled', () => {
+    expect(storeStalled([t(1, 0, 3000), t(1, 0, 3000)])).toBeUndefined();
+    expect(storeStalled([t(1, 0, 3000), t(2, 2400)])).toEqual({ quietMs: 2450, calls: 2 });
+  });
+  test('--poll reads wait by design: the limit grows by the poll', () => {
+    expect(storeStalled([t(4, 4000)], 5000)).toBeUndefined();
+    expect(storeStalled([t(4, 7500)], 5000)).toEqual({ quietMs: 7550, calls: 4 });
+  });
+  test('the watch: quiet counts from the last answer, and not while nothing is in flight', async () => {
+    let now = 0;
+    const watch = new CallWatch(() => now);
+    expect(watch.waiting()).toEqual({ calls: 0, quietMs: 0 });
+    let answer!: (v: number) => void;
+    const call = watch.track(new Promise<number>((r) => (answer = r)));
+    now = 100;
+    // Counted from the last look with nothing in flight (reports are 100 ms apart).
+    expect(watch.waiting()).toEqual({ calls: 1, quietMs: 100 });
+    now = 2600;
+    expect(watch.waiting()).toEqual({ calls: 1, quietMs: 2600 });
+    answer(1);
+    await call;
+    void watch.track(new Promise(() => undefined));
+    now = 2700;
+    expect(watch.waiting()).toEqual({ calls: 1, quietMs: 0 });
+    now = 3000;
+    expect(watch.waiting()).toEqual({ calls: 1, quietMs: 300 });
   });
 });

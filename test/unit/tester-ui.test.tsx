@@ -32,6 +32,7 @@ const snapshot: ProgressSnapshot = {
   backlog: { count: 100, trend: 'steady', max: undefined, senderWaitShare: undefined },
   errorsByKind: { connection: 1, other: 0 },
   workers: [],
+  stalled: undefined,
   faults: [],
 };
 
@@ -99,6 +100,11 @@ describe('tester progress text', () => {
     ]);
     const stalled = { ...s, workers: s.workers.map((w) => ({ ...w, silentMs: w.silentMs + 3_000, lagging: true })) };
     expect(laggingLines(stalled)).toEqual(['no sender or receiver reported for 3 s: all blocked (store locked?)']);
+    // PostgreSQL stopped (SIGSTOP): the threads report on, their calls wait.
+    expect(laggingLines({ ...s, stalled: { quietMs: 3_460, calls: 8 } })).toEqual([
+      'no call answered for 3.4 s: 8 calls waiting on the store (server stopped or unreachable?)',
+    ]);
+    expect(laggingLines({ ...s, stalled: { quietMs: 2_000, calls: 1 } })[0]).toMatch(/^no call answered for 2 s: 1 call waiting/);
     expect(errorsText(s)).toBe('errors 12 (10 connection, 2 other) · failed sends 3');
     expect(messagesLeftText(snapshot)).toBe('500 left');
     expect(timeText({ ...s, elapsedMs: 31_050, phase: 'draining' })).toBe('31.0 s · --duration 30 s over');

@@ -55,6 +55,13 @@ export function laggingLines(s: ProgressSnapshot, most = 3): string[] {
     const since = Math.min(...s.workers.map((w) => w.silentMs));
     return [`no sender or receiver reported for ${secondsText(Math.floor(since / 100) * 100)}: all blocked (store locked?)`];
   }
+  // The threads still report, but none of their calls has an answer: the store is stopped or cut off.
+  if (s.stalled) {
+    const n = s.stalled.calls;
+    return [
+      `no call answered for ${secondsText(Math.floor(s.stalled.quietMs / 100) * 100)}: ${count(n)} call${n === 1 ? '' : 's'} waiting on the store (server stopped or unreachable?)`,
+    ];
+  }
   const lines = lagging.slice(0, most).map((w) => {
     if (w.silentMs >= 2000) return `${workerText(w)} lags: no report for ${secondsText(Math.floor(w.silentMs / 100) * 100)} (blocked?)`;
     const others = w.othersPerSec === undefined ? '' : `, the other ${w.role}s ${count(w.othersPerSec)}/s`;
