@@ -8,8 +8,12 @@ type MessageState = 'ready' | 'inflight' | 'delayed' | 'failed';
 
 /** Which messages an action takes. */
 export type MessageSelection =
-  /** These messages (top's marked rows); ids no longer there are skipped. */
-  | { readonly kind: 'ids'; readonly ids: readonly MessageId[] }
+  /**
+   * These messages (top's marked rows); ids no longer there are skipped, and so are those no
+   * longer in `state` when one is given (marks caught under a state filter: a consumer may
+   * have taken some since).
+   */
+  | { readonly kind: 'ids'; readonly ids: readonly MessageId[]; readonly state?: MessageState | 'all' }
   /**
    * Every message in `state` (the archive: 'all' only) read at least `minReadCount` times,
    * and, when given, with an id at most `maxId` (what existed when the user asked).

@@ -178,8 +178,10 @@ export async function exportMessages(
     });
   try {
     if (selection.kind === 'ids') {
+      // Marks caught under a state filter: those still in it, as the question counted them.
+      const state = source === 'archive' ? 'all' : (selection.state ?? 'all');
       for (const id of selection.ids) {
-        const [m] = await peek({ id, limit: 1, state: 'all' });
+        const [m] = await peek({ id, limit: 1, state });
         if (m) {
           await write(line(m));
           written++;

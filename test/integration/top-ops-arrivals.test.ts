@@ -44,10 +44,11 @@ describe.skipIf(!tmuxAvailable())('smq top: * marks what is there, not what arri
     made.push(src, dst);
     await backend.createQueue(src);
     await backend.createQueue(dst);
-    const ids = await backend.sendBatch(src, bodies(marked, 'marked'));
+    const ids = marked > 0 ? await backend.sendBatch(src, bodies(marked, 'marked')) : [];
     const t = await topOn(url, prefix, { width: 120, height: 24 });
     t.keys('Enter');
     await t.waitFor(`${src} · oldest first`);
+    if (marked === 0) return { t, src, dst, ids };
     t.keys('*');
     await t.waitFor(`marked all ${marked} messages`);
     return { t, src, dst, ids };
@@ -99,6 +100,25 @@ describe.skipIf(!tmuxAvailable())('smq top: * marks what is there, not what arri
     t.keys('y');
     await t.waitFor(`deleted 2 messages in ${src}`);
     expect(await tags(`q_${src}`)).toEqual(['late']);
+  });
+
+  test('* under the ready filter, then a consumer takes some: a archives only those still ready, and says so', async () => {
+    // Before, the question counted and the action archived all 6, the 3 a consumer held too.
+    const { t, src } = await setup(uniqueQueue('arrready'), 0);
+    await backend.sendBatch(src, bodies(6, 'marked'));
+    t.keys('f');
+    await t.waitFor(`${src} · oldest first · only ready`);
+    t.keys('*');
+    await t.waitFor('marked all 6 ready messages');
+    await backend.receive(src, { qty: 2, vtSec: 300 });
+    t.keys('a');
+    await t.waitFor(`Archive 4 ready messages in ${src} (2 of 6 marked no longer ready or gone)? [y/N]`);
+    await backend.receive(src, { qty: 1, vtSec: 300 });
+    t.keys('y');
+    await t.waitFor(`archived 3 messages in ${src} (3 of 6 marked were no longer ready or gone)`);
+    const left = await client.query<{ n: string }>(`SELECT count(*) AS n FROM pgmq.q_${src} WHERE vt > now() AND read_ct = 1`);
+    expect(left.rows[0]!.n).toBe('3');
+    expect(await tags(`a_${src}`)).toEqual(['marked', 'marked', 'marked']);
   });
 
   test('gone before d and gone before y: the result counts both against the marks', async () => {

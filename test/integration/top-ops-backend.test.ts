@@ -52,6 +52,28 @@ describe.each(['pgmq', 'sqlite'] as const)('top operator actions on %s', (kind) 
     }
   });
 
+  test('marks caught under a state filter: count, act and move take only those still in it (a consumer took the others since)', async () => {
+    const { src, dst, ids } = await fresh(6);
+    // `*` under "ready" caught all 6; then a consumer took the first 2 (in flight now).
+    const caught = { kind: 'ids', ids, state: 'ready' } as const;
+    await b.receive(src, { qty: 2, vtSec: 300 });
+    expect(await b.countSelected!(src, caught)).toBe(4);
+    expect(await b.selectedIds!(src, caught, 'queue', 100)).toEqual(ids.slice(2));
+    expect(await b.actOn!(src, 'delete', { ...caught, ids: ids.slice(0, 3) })).toBe(1);
+    expect(await b.moveMessages!(src, dst, { ...caught, ids: [ids[1]!, ids[3]!] })).toBe(1);
+    // The consumer's two are where it left them: in flight, read once.
+    const left = await b.peek(src, { limit: 10, state: 'all' });
+    expect(left.map((m) => [m.id, m.state])).toEqual([
+      [ids[0], 'inflight'],
+      [ids[1], 'inflight'],
+      [ids[4], 'ready'],
+      [ids[5], 'ready'],
+    ]);
+    // Marks caught under "in flight" make visible only those still held.
+    expect(await b.actOn!(src, 'makeVisible', { kind: 'ids', ids: [ids[0]!, ids[4]!], state: 'inflight' })).toBe(1);
+    if (kind === 'pgmq') expect(await b.actOn!(src, 'archive', { kind: 'ids', ids, state: 'inflight' })).toBe(1);
+  });
+
   test('selectedIds: the ids a filter (or ids) selection takes now, oldest first, at most limit', async () => {
     const { src, ids } = await fresh(6);
     await b.receive(src, { qty: 2, vtSec: 300 }); // the first 2: in flight, read once

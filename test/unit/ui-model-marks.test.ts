@@ -45,9 +45,12 @@ describe('marks', () => {
     expect(marksText(m)).toBe('all 3 in flight messages read ≥ 2 times marked');
     expect(isMarked(m, msg(7n, 2, 'inflight'))).toBe(true);
     expect(isMarked(m, msg(10n, 2, 'inflight'))).toBe(false); // arrived (or matched) after the mark
-    expect(selectionOf(m, undefined)).toEqual({ kind: 'ids', ids: [4n, 7n, 9n] });
+    // Acted on only while still in flight: a message made visible (or taken again) since is left.
+    expect(selectionOf(m, undefined)).toEqual({ kind: 'ids', ids: [4n, 7n, 9n], state: 'inflight' });
     expect(selectionWords(m, undefined, 2)).toBe('2 in flight messages read ≥ 2 times');
-    expect(goneWords(m, 2)).toBe('1 of 3 marked not there any more');
+    expect(goneWords(m, 2)).toBe('1 of 3 marked no longer in flight or gone');
+    expect(shortfallWords(m, 1)).toBe(' (2 of 3 marked were no longer in flight or gone)');
+    expect(selectionOf(caughtMarks([4n], 'all', undefined), undefined)).toEqual({ kind: 'ids', ids: [4n] });
     expect(goneWords(m, 3)).toBe('');
     expect(selectionWords(caughtMarks([1n], 'all', 1), undefined, 1)).toBe('1 message read ≥ 1 time');
     expect(caughtMarks([], 'all', undefined)).toEqual(NO_MARKS);

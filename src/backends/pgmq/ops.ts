@@ -70,7 +70,7 @@ export async function moveMessages(
   let moved = 0;
   if (sel.kind === 'ids') {
     for (let i = 0; i < sel.ids.length; i += MOVE_CHUNK) {
-      const chunk: MessageSelection = { kind: 'ids', ids: sel.ids.slice(i, i + MOVE_CHUNK) };
+      const chunk: MessageSelection = { ...sel, ids: sel.ids.slice(i, i + MOVE_CHUNK) };
       moved += await moveChunk(s, queue, from, to, chunk, source);
     }
     return moved;

@@ -20,12 +20,15 @@ export function archiveTableQuery(queue: string): Query {
  * states: only 'all' is taken there.
  */
 export function selectionWhere(sel: MessageSelection, source: MessageSource, first: number): { cond: string; values: unknown[] } {
-  if (sel.kind === 'ids') return { cond: `msg_id = ANY($${first}::bigint[])`, values: [sel.ids.map(String)] };
-  const state = sel.state;
+  const state = sel.state ?? 'all';
   if (state === 'failed') throw invalidInput('pgmq has no failed state', 'use ready, inflight, delayed or all');
   if (!Object.hasOwn(STATE_WHERE, state))
     throw invalidInput(`unknown state ${JSON.stringify(state)}`, 'use ready, inflight, delayed or all');
   if (source === 'archive' && state !== 'all') throw invalidInput('archived messages have no state', 'select all of them');
+  if (sel.kind === 'ids') {
+    const still = state === 'all' ? '' : ` AND ${STATE_WHERE[state]}`;
+    return { cond: `msg_id = ANY($${first}::bigint[])${still}`, values: [sel.ids.map(String)] };
+  }
   const cond = `${STATE_WHERE[state]} AND read_ct >= $${first}::int AND ($${first + 1}::bigint IS NULL OR msg_id <= $${first + 1}::bigint)`;
   return { cond, values: [sel.minReadCount ?? 0, sel.maxId?.toString() ?? null] };
 }
@@ -56,8 +59,10 @@ SELECT count(*)::bigint AS n FROM changed`,
   }
   const w = selectionWhere(sel, 'queue', 2);
   const fn = action === 'delete' ? 'pgmq.delete' : 'pgmq.archive';
+  // FOR UPDATE: a row a consumer is reading is waited for and its state checked again once
+  // the read commits, so "ready" marks never take a message the consumer has just taken.
   return {
-    text: `SELECT count(*)::bigint AS n FROM ${fn}($1::text, ARRAY(SELECT msg_id FROM ${rel} WHERE ${w.cond} ORDER BY msg_id))`,
+    text: `SELECT count(*)::bigint AS n FROM ${fn}($1::text, ARRAY(SELECT msg_id FROM ${rel} WHERE ${w.cond} ORDER BY msg_id FOR UPDATE))`,
     values: [queue, ...w.values],
   };
 }

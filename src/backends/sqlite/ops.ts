@@ -23,7 +23,7 @@ interface Bound {
 
 /** The statement parameters of a selection; the archive is the failed messages. */
 function bind(s: SqliteSession, q: ResolvedQueue, sel: MessageSelection, source: MessageSource): Bound {
-  const state = source === 'archive' ? 'failed' : sel.kind === 'filter' ? sel.state : 'all';
+  const state = source === 'archive' ? 'failed' : (sel.state ?? 'all');
   const base = { tenant: s.tenant, queue: q.id, now: unixNow(), state };
   if (sel.kind === 'ids') return { q, params: { ...base, ids: idsJson(validate.messageIds(sel.ids)) } };
   if (source === 'archive' && sel.state !== 'all' && sel.state !== 'failed') {

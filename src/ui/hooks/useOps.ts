@@ -13,6 +13,7 @@ import {
   caughtWords,
   filterCounted,
   goneWords,
+  noneLeftWords,
   shortfallWords,
   isMarked,
   MARK_LIMIT,
@@ -143,7 +144,7 @@ export function useOps(o: OpsOptions): Ops {
     const b = await o.resolveBackend(ctx.queue);
     const n = marks.kind === 'none' ? 1 : await countNow(b, ctx, sel);
     if (n === 0) {
-      say(marks.kind === 'none' ? 'no message selected' : 'none of the marked messages is there any more', 'error');
+      say(marks.kind === 'none' ? 'no message selected' : noneLeftWords(marks), 'error');
       return undefined;
     }
     return { b, sel, marks, n, words: selectionWords(marks, ctx.message, n), gone: goneWords(marks, n) };

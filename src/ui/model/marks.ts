@@ -53,10 +53,25 @@ export function markCount(marks: Marks): number {
   return marks.kind === 'none' ? 0 : marks.ids.length;
 }
 
-/** "1 of 3 marked not there any more": marked messages the store no longer has (`n` of them are). */
+/**
+ * What became of marked messages the selection no longer takes: gone, or (marks caught under
+ * a state filter) no longer in that state, a consumer having taken them since.
+ */
+export function missingWords(marks: Marks): string {
+  if (marks.kind === 'caught' && marks.state !== 'all') return `no longer ${STATE_WORDS[marks.state]} or gone`;
+  return 'not there any more';
+}
+
+/** Every marked message gone (or, caught under a state filter, no longer in it). */
+export function noneLeftWords(marks: Marks): string {
+  if (marks.kind === 'caught' && marks.state !== 'all') return `none of the marked messages is still ${STATE_WORDS[marks.state]}`;
+  return 'none of the marked messages is there any more';
+}
+
+/** "1 of 3 marked not there any more": marked messages the selection no longer takes (`n` of them it does). */
 export function goneWords(marks: Marks, n: number): string {
   const marked = markCount(marks);
-  return n < marked ? `${(marked - n).toLocaleString('en-US')} of ${marked.toLocaleString('en-US')} marked not there any more` : '';
+  return n < marked ? `${(marked - n).toLocaleString('en-US')} of ${marked.toLocaleString('en-US')} marked ${missingWords(marks)}` : '';
 }
 
 /**
@@ -64,7 +79,7 @@ export function goneWords(marks: Marks, n: number): string {
  * the store did not change, counted against the marks (not against the question's count,
  * which already left out those gone by then). No marks: the one highlighted message.
  */
-export function shortfallWords(marks: Marks, changed: number, why = 'were not there any more'): string {
+export function shortfallWords(marks: Marks, changed: number, why = `were ${missingWords(marks)}`): string {
   const of = marks.kind === 'none' ? 1 : markCount(marks);
   if (changed >= of) return '';
   const n = (x: number) => x.toLocaleString('en-US');
@@ -94,6 +109,8 @@ export function filterCounted(n: number, state: StateFilter, minReadCount: numbe
 
 /** The selection the store acts on: the marks, or (none marked) the highlighted message. */
 export function selectionOf(marks: Marks, current: Message | undefined): MessageSelection | undefined {
+  // Marks caught under a state filter: only those still in it (a consumer may have taken some).
+  if (marks.kind === 'caught' && marks.state !== 'all') return { kind: 'ids', ids: marks.ids, state: marks.state };
   if (marks.kind !== 'none') return { kind: 'ids', ids: marks.ids };
   return current ? { kind: 'ids', ids: [current.id] } : undefined;
 }
