@@ -11,11 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControl } from '../text/escape.js';
 
-const LEAVE_ALT_SCREEN = '\u001b[?1049l';
-const ENTER_ALT_SCREEN = '\u001b[?1049h';
-const SHOW_CURSOR = '\u001b[?25h';
-const HIDE_CURSOR = '\u001b[?25l';
-const CLEAR_HOME = '\u001b[2J\u001b[H';
+import {
+  CLEAR_HOME,
+  ENTER_ALT_SCREEN,
+  HIDE_CURSOR,
+  LEAVE_ALT_SCREEN,
+  PASTE_MODE_OFF,
+  PASTE_MODE_ON,
+  SHOW_CURSOR,
+} from './terminal-modes.js';
 
 export interface PagerTerminal {
   readonly stdin: NodeJS.ReadStream;
@@ -59,7 +63,7 @@ export function runPager(text: string, term: PagerTerminal): PagerResult {
     writeFileSync(file, text, { mode: 0o600 });
     fd = openSync(file, 'r');
     if (raw) term.stdin.setRawMode(false);
-    term.stdout.write(SHOW_CURSOR + LEAVE_ALT_SCREEN);
+    term.stdout.write(PASTE_MODE_OFF + SHOW_CURSOR + LEAVE_ALT_SCREEN);
     for (const [i, command] of commands.entries()) {
       const r = spawnSync('/bin/sh', ['-c', command], { stdio: [fd, 'inherit', 'inherit'], env: term.env });
       // Without $PAGER, a missing less gives way to more.
@@ -75,7 +79,7 @@ export function runPager(text: string, term: PagerTerminal): PagerResult {
   } finally {
     if (fd !== undefined) closeSync(fd);
     rmSync(dir, { recursive: true, force: true });
-    term.stdout.write(ENTER_ALT_SCREEN + CLEAR_HOME + HIDE_CURSOR);
+    term.stdout.write(ENTER_ALT_SCREEN + CLEAR_HOME + HIDE_CURSOR + PASTE_MODE_ON);
     if (raw) term.stdin.setRawMode(true);
     term.redraw();
     // A Ctrl-C typed in the pager is delivered once the loop runs again: keep ignoring it until then.

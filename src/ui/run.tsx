@@ -7,6 +7,7 @@ import { ExitCode } from '../errors.js';
 import { TopApp } from './components/TopApp.js';
 import { ContextsTop } from './components/ContextsTop.js';
 import type { ContextsSetup } from './model/contexts.js';
+import { ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, PASTE_MODE_OFF, PASTE_MODE_ON, SHOW_CURSOR } from './terminal-modes.js';
 
 export interface InteractiveOptions {
   readonly backend: Backend;
@@ -26,10 +27,6 @@ export interface InteractiveOptions {
   readonly stderr?: NodeJS.WriteStream;
 }
 
-const ENTER_ALT_SCREEN = '\u001b[?1049h';
-const LEAVE_ALT_SCREEN = '\u001b[?1049l';
-const SHOW_CURSOR = '\u001b[?25h';
-
 /** Resolves with the exit code when top has quit and the terminal is restored. */
 export async function runInteractive(options: InteractiveOptions): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
@@ -45,7 +42,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     } catch {
       // stdin already closed: nothing to restore there
     }
-    stdout.write(SHOW_CURSOR + LEAVE_ALT_SCREEN);
+    stdout.write(PASTE_MODE_OFF + SHOW_CURSOR + LEAVE_ALT_SCREEN);
   };
 
   let instance: Instance | undefined;
@@ -67,7 +64,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
   process.on('exit', onExit);
-  stdout.write(ENTER_ALT_SCREEN);
+  stdout.write(ENTER_ALT_SCREEN + PASTE_MODE_ON);
   try {
     const store = {
       backend: options.backend,

@@ -97,6 +97,12 @@ export class TmuxSession {
   }
 
   /** Literal text, typed as is. */
+  /** Pastes `text` as a terminal does: bracketed (markers around it) when the program asked for it (mode 2004). */
+  paste(text: string): void {
+    this.tmux('set-buffer', '-b', 'smqtest', '--', text);
+    this.tmux('paste-buffer', '-p', '-d', '-b', 'smqtest', '-t', this.target);
+  }
+
   type(text: string): void {
     this.tmux('send-keys', '-t', this.target, '-l', text);
   }

@@ -109,6 +109,25 @@ describe.skipIf(!haveTmux)('keys of one chunk act one after the other (real term
     expect(await t.waitForExit()).toBe(0);
   });
 
+  test('a pretty-printed JSON body pasted into the send prompt stays text: no line of it is Enter, no letter a command', async () => {
+    // Before, top never asked for bracketed paste: the line breaks submitted the prompt and
+    // "dy" in the body deleted the highlighted message.
+    const t = await topOnOurQueues();
+    t.keys('Down', 'Down', 'Enter');
+    await t.waitFor(selectedRow(idsC[0]!));
+    t.keys('s');
+    await t.waitFor(`send to ${queues[2]}: `);
+    t.paste('{\n  "body": "dy",\n  "n": 1\n}');
+    await t.waitFor(`send to ${queues[2]}: {   "body": "dy",   "n": 1 }`);
+    for (const id of idsC) expect(await exists(queues[2]!, id)).toBe(true);
+    t.keys('Escape');
+    t.paste('dy\nd');
+    await t.waitFor('pasted text ignored: paste into a prompt');
+    for (const id of idsC) expect(await exists(queues[2]!, id)).toBe(true);
+    t.keys('C-c');
+    expect(await t.waitForExit()).toBe(0);
+  });
+
   test('Down d in one chunk: the prompt names the highlighted row', async () => {
     const t = await topOnOurQueues();
     t.keys('j');

@@ -197,6 +197,61 @@ describe('a chunk of keys in smq top', () => {
   });
 });
 
+describe('a paste the terminal brackets (bracketed paste mode, which top turns on)', () => {
+  useFakeTimersForInk();
+  const START = '\u001b[200~';
+  const END = '\u001b[201~';
+  function queue(n: number) {
+    const b = new FakeBackend({ kind: 'pgmq' });
+    b.addQueue('orders');
+    b.addMessages(
+      'orders',
+      Array.from({ length: n }, (_, i) => JSON.stringify({ n: i + 1 })),
+    );
+    return b;
+  }
+  const ids = async (b: FakeBackend) => (await b.peek('orders', { limit: 100, state: 'all' })).map((m) => Number(m.id));
+
+  test('a pretty-printed body pasted into the send prompt is its text, line breaks and all: no key of it runs', async () => {
+    // Before, its line breaks were Enter and the rest ran as keys: `o`, `d`, `y` deleted a message.
+    const b = queue(5);
+    const h = await renderTop(b, { timers: vi });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.press('s');
+    await h.settle();
+    await h.paste(`${START}{\r  "body": "do"\r}${END}`);
+    await h.settle();
+    expect(await ids(b)).toEqual([1, 2, 3, 4, 5]);
+    expect(h.frame()).toContain('send to orders: {   "body": "do" }');
+  });
+
+  test('cut between reads, the paste is still one piece of text', async () => {
+    const b = queue(2);
+    const h = await renderTop(b, { timers: vi });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.press('s');
+    await h.settle();
+    for (const part of ['\u001b[20', '0~{"a":\r', '1}\u001b[2', '01~']) await h.paste(part);
+    await h.settle();
+    expect(h.frame()).toContain('send to orders: {"a": 1}');
+    expect(await ids(b)).toEqual([1, 2]);
+  });
+
+  test('pasted on a screen (no prompt open): ignored, and said so; the keys after it work', async () => {
+    const b = queue(3);
+    const h = await renderTop(b, { timers: vi });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.paste(`${START}dy${KEYS.down}dy${END}j`);
+    await h.settle();
+    expect(await ids(b)).toEqual([1, 2, 3]);
+    expect(h.frame()).toContain('pasted text ignored: paste into a prompt');
+    expect(h.frame()).toMatch(/^› +2 /m);
+  });
+});
+
 describe('KeyRouter', () => {
   test('a key held down on a busy screen: at most 500 of its presses are kept, also those that come after the screen started on them', async () => {
     const router = new KeyRouter();

@@ -79,7 +79,9 @@ describe('running the pager', () => {
     expect(readFileSync(file, 'utf8')).toBe('hello\nworld\n');
     const written = f.out.join('');
     expect(written.indexOf('\u001b[?1049l')).toBeLessThan(written.indexOf('\u001b[?1049h'));
-    expect(written).toMatch(/\u001b\[\?1049h\u001b\[2J\u001b\[H\u001b\[\?25l$/);
+    // Bracketed paste is off while the pager has the terminal, on again after.
+    expect(written).toMatch(/^\u001b\[\?2004l/);
+    expect(written).toMatch(/\u001b\[\?1049h\u001b\[2J\u001b\[H\u001b\[\?25l\u001b\[\?2004h$/);
     expect(f.redraws()).toBe(1);
     // The temporary file is gone.
     expect(pagerDirs().filter((d) => !before.includes(d))).toEqual([]);

@@ -82,3 +82,24 @@ describe.each(SIZES)('questions at $columns x $rows', (size) => {
     expectFits(h, size);
   });
 });
+
+describe.each(SIZES)('status lines at $columns x $rows', (size) => {
+  test('a long answer wraps onto a second line (at most three) instead of losing its end', async () => {
+    const h = await renderTop(backend(), { timers: vi, size });
+    await h.press(KEYS.enter);
+    await h.settle();
+    await h.press('m');
+    await h.settle();
+    await h.paste('no_such_queue_anywhere');
+    await h.press(KEYS.enter);
+    await h.settle();
+    const text = joined(h.frame());
+    // (The fake store cannot move: its error is the end of the line that must not be lost.)
+    expect(text).toMatch(/move message 1 to no_such_queue_anywhere failed: b\.moveMessages is not a function Enter open/);
+    expectFits(h, size);
+    // The next short status takes one line again, and the view has its lines back.
+    await h.press('c');
+    await h.settle();
+    expectFits(h, size);
+  });
+});

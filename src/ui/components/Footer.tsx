@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { fitHints, type Hint } from '../model/hints.js';
-import { cutToCells } from '../../text/width.js';
+import { statusLines } from '../model/prompt-lines.js';
 
 export interface Status {
   readonly text: string;
@@ -15,19 +15,23 @@ export interface FooterProps {
   readonly status: Status | undefined;
   /** The keys of this screen; those that do not fit in `width` give way (model/hints). */
   readonly hints: readonly Hint[];
-  /** The status is cut to this many cells, counted as the terminal draws them (it names queues). */
+  /** The status is wrapped to this many cells, counted as the terminal draws them (it names queues). */
   readonly width: number;
+  /** Lines the status may take (the layout's; model/prompt-lines statusLines). */
+  readonly statusMaxLines?: number;
 }
 
-export function Footer({ prompt, status, hints, width }: FooterProps) {
+export function Footer({ prompt, status, hints, width, statusMaxLines = 1 }: FooterProps) {
   const color = status?.tone === 'error' ? 'red' : status?.tone === 'ok' ? 'green' : undefined;
+  const lines = status ? statusLines(status.text, width, statusMaxLines) : [' '];
   return (
     <Box flexDirection="column">
-      {prompt ?? (
-        <Text color={color} wrap="truncate-end">
-          {status ? cutToCells(status.text, width) : ' '}
-        </Text>
-      )}
+      {prompt ??
+        lines.map((line, i) => (
+          <Text key={i} color={color} wrap="truncate-end">
+            {line}
+          </Text>
+        ))}
       <Text dimColor wrap="truncate-end">
         {fitHints(hints, width)}
       </Text>

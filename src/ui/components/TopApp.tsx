@@ -27,7 +27,7 @@ import { useNotice } from '../hooks/useNotice.js';
 import { footerHints } from '../model/footer-hints.js';
 import { Header } from './Header.js';
 import { topLayout } from '../model/layout.js';
-import { modalPromptText, promptLines } from '../model/prompt-lines.js';
+import { modalPromptText, promptLines, STATUS_MAX_LINES, statusLines } from '../model/prompt-lines.js';
 import { ModalPrompt } from './Prompts.js';
 import { TopScreens, type ScreenCommon } from './TopScreens.js';
 import { useSearch } from '../hooks/useSearch.js';
@@ -120,7 +120,16 @@ export function TopApp(props: TopAppProps) {
   const footerModal = modal && modal.kind !== 'help' && (modal.kind !== 'jump' || top.kind === 'queue') ? modal : undefined;
   // A question that does not fit on one line takes more: they come out of the body's view.
   const promptText = footerModal ? modalPromptText(footerModal, caps.jsonBodies) : opsModal ? opsPromptText(opsModal.modal) : undefined;
-  const layout = topLayout(size.rows, alert, promptText ? promptLines(promptText, size.columns, size.rows).height : 1);
+  // So does a status that does not fit (up to STATUS_MAX_LINES): its end says what to do next.
+  const layout = topLayout(
+    size.rows,
+    alert,
+    promptText
+      ? promptLines(promptText, size.columns, size.rows).height
+      : status
+        ? statusLines(status.text, size.columns, STATUS_MAX_LINES).length
+        : 1,
+  );
   const live = useMemo(() => ({ intervalMs, paused }), [intervalMs, paused]);
   const close = () => dispatch({ type: 'closeModal' });
   const cancel = () => {
@@ -152,7 +161,9 @@ export function TopApp(props: TopAppProps) {
 
   // One key at a time, each after the commit of the one before: Ctrl-C quits from anywhere,
   // the rest goes to the prompt if one is open, else to the screen on top.
-  const keyRouter = useKeyRouter(quit, actions.busy || commands.opening || ops.busy || extra.busy, props.keyRouter);
+  const keyRouter = useKeyRouter(quit, actions.busy || commands.opening || ops.busy || extra.busy, props.keyRouter, () =>
+    say('pasted text ignored: paste into a prompt (s sends, / searches)', 'error'),
+  );
 
   const now = Date.now();
   const screenActive = modal === undefined && opsModal === undefined;
@@ -238,6 +249,7 @@ export function TopApp(props: TopAppProps) {
           contexts: props.contexts !== undefined,
         })}
         width={size.columns}
+        statusMaxLines={layout.promptLines}
       />
     </Box>
   );

@@ -36,11 +36,28 @@ const MAX_QUEUED = 500;
 /** A run of typed characters longer than this is cut (a prompt's text is bounded anyway). */
 const MAX_RUN = 1 << 20;
 
-/** A queued press, or a run of typed characters (input longer than one character). */
+/**
+ * Bracketed paste (xterm's mode 2004, which top turns on: run.tsx): the terminal wraps what
+ * is pasted in these, so that its line breaks are not Enter and its letters not commands.
+ */
+export const PASTE_START = '\u001b[200~';
+export const PASTE_END = '\u001b[201~';
+/** A paste whose end marker does not come within this long of its last read is taken as it is. */
+export const PASTE_WAIT_MS = 1000;
+
+/** How many characters at the end of `text` could be the start of `marker`. */
+function markerTail(text: string, marker: string): number {
+  for (let n = Math.min(marker.length - 1, text.length); n > 0; n--) if (marker.startsWith(text.slice(-n))) return n;
+  return 0;
+}
+
+/** A queued press, or a run of typed characters (input longer than one character), or a paste. */
 interface Queued {
   input: string;
   readonly key: KeyEvent['key'];
   readonly run: boolean;
+  /** Bracketed paste: text for a prompt (line breaks made spaces), never keys for a screen. */
+  readonly paste?: boolean;
   /**
    * Set once a screen has started on this run: how many more of its characters a screen may
    * take (MAX_QUEUED in all). Characters that come later for the run are kept only within it.
@@ -98,6 +115,11 @@ export class KeyRouter {
   requestCommit: (tick: number) => void = () => undefined;
   /** Ctrl-C. */
   onInterrupt: () => void = () => undefined;
+  /** A paste came while no text prompt was open: dropped (its letters would have been commands). */
+  onPasteIgnored: () => void = () => undefined;
+  /** The text of a bracketed paste whose end marker has not come yet (undefined: none). */
+  private pasting: string | undefined;
+  private pasteTimer: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * A chunk of terminal input. An escape sequence cut between two reads is kept until
@@ -107,8 +129,38 @@ export class KeyRouter {
   feed(chunk: string): void {
     if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
     this.partialTimer = undefined;
+    if (this.pasteTimer !== undefined) clearTimeout(this.pasteTimer);
+    this.pasteTimer = undefined;
     let text = this.partial + chunk;
     this.partial = '';
+    // Bracketed pastes, also cut between reads: the text between the markers is one paste.
+    for (;;) {
+      if (this.pasting !== undefined) {
+        const end = text.indexOf(PASTE_END);
+        if (end < 0) {
+          const keep = markerTail(text, PASTE_END);
+          this.addPasted(text.slice(0, text.length - keep));
+          this.partial = text.slice(text.length - keep);
+          this.pasteTimer = setTimeout(() => {
+            this.pasteTimer = undefined;
+            this.addPasted(this.partial);
+            this.partial = '';
+            this.endPaste();
+            this.pump();
+          }, PASTE_WAIT_MS);
+          return;
+        }
+        this.addPasted(text.slice(0, end));
+        this.endPaste();
+        text = text.slice(end + PASTE_END.length);
+        continue;
+      }
+      const start = text.indexOf(PASTE_START);
+      if (start < 0) break;
+      this.take(text.slice(0, start));
+      this.pasting = '';
+      text = text.slice(start + PASTE_START.length);
+    }
     const cut = incompleteTail(text);
     if (cut >= 0) {
       this.partial = text.slice(cut);
@@ -121,6 +173,16 @@ export class KeyRouter {
       }, ESC_WAIT_MS);
     }
     this.take(text);
+  }
+
+  private addPasted(text: string): void {
+    if (this.pasting !== undefined && this.pasting.length < MAX_RUN) this.pasting += text.slice(0, MAX_RUN - this.pasting.length);
+  }
+
+  private endPaste(): void {
+    const text = this.pasting ?? '';
+    this.pasting = undefined;
+    if (text !== '' && this.queue.length < MAX_QUEUED) this.queue.push({ input: text, key: {}, run: false, paste: true });
   }
 
   private take(text: string): void {
@@ -175,6 +237,8 @@ export class KeyRouter {
   dispose(): void {
     if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
     if (this.partialTimer !== undefined) clearTimeout(this.partialTimer);
+    if (this.pasteTimer !== undefined) clearTimeout(this.pasteTimer);
+    this.pasteTimer = undefined;
     this.holdTimer = undefined;
     this.partialTimer = undefined;
     this.queue.length = 0;
@@ -213,7 +277,17 @@ export class KeyRouter {
     let input: string;
     let key: Key;
     const head = this.queue[0]!;
-    if (target.text && head.run) {
+    if (head.paste) {
+      this.queue.shift();
+      if (!target.text) {
+        this.onPasteIgnored();
+        this.schedulePump();
+        return;
+      }
+      // One line of text for the prompt: its line breaks and tabs are spaces, not Enter.
+      input = head.input.replace(/\r\n|[\r\n\t]/g, ' ');
+      key = NO_KEY;
+    } else if (target.text && head.run) {
       // A prompt takes typed text in one go (a paste of 10 KB is one state change, not 10,000).
       input = '';
       while (this.queue.length > 0 && this.queue[0]!.run) input += this.queue.shift()!.input;
@@ -266,7 +340,12 @@ export class KeyRouter {
  * running an action) keys wait as they do for a loading screen. A `shared` router outlives
  * its owner (top switching context): its queue is kept for the next one.
  */
-export function useKeyRouter(onInterrupt: () => void, blocked: boolean, shared?: KeyRouter): KeyRouter {
+export function useKeyRouter(
+  onInterrupt: () => void,
+  blocked: boolean,
+  shared?: KeyRouter,
+  onPasteIgnored: () => void = () => undefined,
+): KeyRouter {
   const router = useRef<KeyRouter | undefined>(undefined);
   if (router.current === undefined) {
     router.current = shared ?? new KeyRouter();
@@ -274,6 +353,7 @@ export function useKeyRouter(onInterrupt: () => void, blocked: boolean, shared?:
   }
   const r = router.current;
   r.onInterrupt = onInterrupt;
+  r.onPasteIgnored = onPasteIgnored;
   const [tick, setTick] = useState(0);
   r.requestCommit = setTick;
   useLayoutEffect(() => {

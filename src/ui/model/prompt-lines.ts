@@ -127,6 +127,19 @@ export function promptLines(p: PromptText, width: number, maxLines: number): Pro
   return { lines, input: 'own', height: lines.length + 1 };
 }
 
+/** A status line (an answer, an error) takes at most this many lines; then it is cut. */
+export const STATUS_MAX_LINES = 3;
+
+/**
+ * The lines of a status message in `width` cells: word-wrapped so that its end (often what
+ * to do next: "press Ctrl-D again") is not lost, at most `maxLines` (the last cut with …).
+ */
+export function statusLines(text: string, width: number, maxLines = STATUS_MAX_LINES): string[] {
+  const w = Math.max(1, width);
+  // A long text (a server's error) is cut before it is wrapped: never more than the lines.
+  return keep(wrapCells(cutToCells(text, w * (maxLines + 1)), w), Math.max(1, maxLines), w);
+}
+
 /** "Delete message 12 in orders?" */
 export function confirmQuestion(ask: string, id: bigint, queueLabel: string): string {
   return `${ask} message ${id} in ${queueLabel}?`;
