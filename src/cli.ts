@@ -3,7 +3,7 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type CommandModule } from 'yargs';
-import { flagOf, refuseRepeated } from './commands/args.js';
+import { flagOf, refuseRepeated, refuseRepeatedWords } from './commands/args.js';
 import { commands, subcommands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
@@ -62,11 +62,14 @@ function namesNoCommand(words: readonly string[]): boolean {
   return subs !== undefined && !words.slice(at + 1).some((w) => subs.has(w));
 }
 
+/** yargs' own table of options (getOptions(), left out of its types). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
+const optionsOf = (y: Argv<any>) => (y as unknown as { getOptions(): { boolean: string[]; alias: Record<string, string[]> } }).getOptions();
+
 /** A boolean option (or an alias of one) takes no value from the next word. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
 function takesNoValue(y: Argv<any>, name: string): boolean {
-  // getOptions() is yargs' own, left out of its types.
-  const { boolean, alias } = (y as unknown as { getOptions(): { boolean: string[]; alias: Record<string, string[]> } }).getOptions();
+  const { boolean, alias } = optionsOf(y);
   const names = new Set([name, ...(alias[name] ?? []), ...Object.keys(alias).filter((k) => alias[k]!.includes(name))]);
   return boolean.some((b) => names.has(b)) || name === 'help' || name === 'h' || name === 'version';
 }
@@ -90,6 +93,8 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
     .middleware((args) => {
       operands.restoreArgv(args);
       refuseRepeated(args);
+      // The parser as the command's builder left it: its aliases include the command's own.
+      refuseRepeatedWords(argv, optionsOf(parser).alias);
     }, true)
     .fail((message, error) => {
       // yargs-parser's words for an option given no value (`smq peek q --limit`, or `--limit -- 2`:

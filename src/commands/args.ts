@@ -33,6 +33,33 @@ export function refuseRepeated(argv: Record<string, unknown>): void {
   if (name !== undefined) throw usageError(`${flagOf(name)} given more than once`, 'pass it once');
 }
 
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/**
+ * The same check on the words as typed, before `--`: yargs-parser does not always make a
+ * list of a repeated option (a repeated 1 is added to the value before it, as a count:
+ * `--qty 1 --qty 1` became 2), so the words are counted too. `aliases` is yargs' table
+ * (limit: ['n']); `--maxBacklog` is `--max-backlog`, `--no-x` is `--x`.
+ */
+export function refuseRepeatedWords(words: readonly string[], aliases: Readonly<Record<string, readonly string[]>>): void {
+  const canonical = new Map<string, string>();
+  for (const [key, list] of Object.entries(aliases)) for (const a of list) canonical.set(kebab(a), kebab(key));
+  const seen = new Set<string>();
+  for (const word of words) {
+    if (word === '--') break;
+    const m = /^--?([^-=\d][^=]*)/.exec(word);
+    if (!m) continue;
+    // Short options bundled (-ab) are each an option; a long one is one name.
+    const names = word.startsWith('--') ? [m[1]!.replace(/^no-/, '')] : [...m[1]!];
+    for (const typed of names) {
+      const name = canonical.get(kebab(typed)) ?? kebab(typed);
+      if (REPEATABLE.has(name)) continue;
+      if (seen.has(name)) throw usageError(`${flagOf(name)} given more than once`, 'pass it once');
+      seen.add(name);
+    }
+  }
+}
+
 function checkInteger(name: string, value: unknown, min: number, example: string): number {
   const n = typeof value === 'number' ? value : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min) {

@@ -474,6 +474,11 @@ describe('the command line itself', () => {
       [['peek', 'q', '--limit', '2', '--limit', '3'], 'smq: --limit given more than once: pass it once\n'],
       [['peek', 'q', '-n', '3', '--limit', '2'], 'smq: --limit given more than once: pass it once\n'],
       [['tester', '--senders', '2', '--senders', '3'], 'smq: --senders given more than once: pass it once\n'],
+      // yargs-parser adds a repeated 1 to the value before it (a count): --qty 1 --qty 1 claimed 2 messages.
+      [['receive', 'q', '--qty', '1', '--qty', '1'], 'smq: --qty given more than once: pass it once\n'],
+      [['peek', 'q', '-n', '1', '--limit=1'], 'smq: --limit given more than once: pass it once\n'],
+      [['tester', '--senders', '3', '--senders', '1'], 'smq: --senders given more than once: pass it once\n'],
+      [['tester', '--max-backlog', '1', '--maxBacklog', '1'], 'smq: --max-backlog given more than once: pass it once\n'],
     ] as const) {
       const r = await runCli([...args, ...sqlite]);
       expect(r.code, args.join(' ')).toBe(2);
