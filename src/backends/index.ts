@@ -46,3 +46,5 @@ export { redactSecrets } from './secrets.js';
 export { LACKS, lacking, need, type Feature } from './features.js';
 export type { Backend } from './types.js';
 export * from './types.js';
+/** The largest whole number of seconds (or count) either store takes: PostgreSQL's integer. */
+export { MAX_WHOLE } from './validate.js';

@@ -47,6 +47,8 @@ export class DeliveryChecker {
   private readonly sendsUnknown: boolean;
   private readonly clockBaseMs: number;
   private readonly maxExamples: number;
+  /** Messages flagged double-dequeued, duplicated or resurrected so far (each flag once per message). */
+  private flaggedSoFar = 0;
   private readonly slots: SlotTable;
   private readonly fifo: CheckerOptions['fifo'];
 
@@ -106,9 +108,7 @@ export class DeliveryChecker {
   /** Violations seen so far that no later event can undo (double-dequeue, duplicate, resurrection, out-of-range). */
   get violationsSoFar(): number {
     const fifo = this.fifo?.violationsSoFar ?? 0;
-    return (
-      this.detected.doubleDequeued.length + this.detected.duplicated.length + this.detected.resurrected.length + this.outOfRangeCount + fifo
-    );
+    return this.flaggedSoFar + this.outOfRangeCount + fifo;
   }
 
   private example(list: MessageRef[], ref: MessageRef): void {
@@ -197,6 +197,7 @@ export class DeliveryChecker {
       }
       if (!(f & flag)) {
         c.flags[i] = f | flag;
+        this.flagged(flag);
         this.example(this.listOf(flag), ref());
       }
       if (s > c.lastStart[i]!) c.lastStart[i] = s;
@@ -216,7 +217,13 @@ export class DeliveryChecker {
     const f = c.flags[i]!;
     if (f & flag) return;
     c.flags[i] = f | flag;
+    this.flagged(flag);
     this.example(this.listOf(flag), ref);
+  }
+
+  /** A message newly flagged: the live count of violations (the examples stop at maxExamples). */
+  private flagged(flag: number): void {
+    if (flag !== F_REDELIVERED) this.flaggedSoFar += 1;
   }
 
   /**

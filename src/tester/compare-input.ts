@@ -82,6 +82,15 @@ export function reportProblem(doc: unknown): string | undefined {
     const p = latencyProblem(`latency.${name}`, l, true);
     if (p) return p;
   }
+  // Printed in compare's header: only what a report holds there.
+  const verdict = doc['verdict'];
+  if (verdict !== undefined && !['clean', 'violations', 'failed', 'interrupted'].includes(verdict as string)) {
+    return `verdict is ${shown(verdict)}: a verdict is clean, violations, failed or interrupted`;
+  }
+  const startedAt = doc['startedAt'];
+  if (startedAt !== undefined && (typeof startedAt !== 'string' || !/^[0-9T:.+-]{10,40}Z?$/.test(startedAt))) {
+    return `startedAt is ${shown(startedAt)}: a start time is an ISO date such as 2026-12-07T15:00:00.000Z`;
+  }
   for (const k of ['durationMs', 'warmupMs'] as const) {
     if (config[k] === undefined || config[k] === null) continue;
     const p = numberProblem(`config.${k}`, config[k], MAX_DURATION_MS, 'a duration in ms');

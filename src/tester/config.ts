@@ -1,5 +1,6 @@
 // What a tester run is asked to do, checked before anything connects.
 import type { Target } from '../backends/target.js';
+import { MAX_WHOLE } from '../backends/index.js';
 import { usageError } from '../errors.js';
 import type { FaultSpec } from './fault-spec.js';
 import { READ_MODES, type Faults, type ReadMode } from './protocol.js';
@@ -157,6 +158,8 @@ export function validateConfig(c: TesterConfig): void {
       'both stores keep the visibility timeout in whole seconds',
     );
   }
+  // What PostgreSQL's integer (and so pgmq's vt) holds: refused here on both stores, not by every receive.
+  if (c.vtSec > MAX_WHOLE) throw usageError(`--vt is at most ${MAX_WHOLE} s`, 'give a shorter visibility timeout');
   if (!(c.ratePerSec >= 0) || !Number.isFinite(c.ratePerSec)) throw usageError('--rate must be 0 or more messages per second');
   if (c.maxBacklog !== undefined) {
     wholeAtLeast('max-backlog', c.maxBacklog, 1);
@@ -179,7 +182,10 @@ export function validateConfig(c: TesterConfig): void {
       'give a --warmup shorter than --duration, e.g. a tenth of it',
     );
   }
-  if (c.drainTimeoutMs < 0) throw usageError('--drain-timeout must be 0 or more');
+  // 0 would end the drain at once and judge a run whose messages were never checked.
+  if (!(c.drainTimeoutMs > 0)) {
+    throw usageError('--drain-timeout must be more than 0', 'it is how long the drain waits with nothing new, e.g. --drain-timeout 10s');
+  }
   if (c.settleMs !== undefined && !(c.settleMs >= 0 && c.settleMs <= 3_600_000)) throw usageError('--settle must be between 0s and 1h');
   if (c.outageTimeoutMs !== undefined && !(c.outageTimeoutMs > 0)) throw usageError('--outage-timeout must be more than 0');
   if (c.maxP99Ms !== undefined && !(c.maxP99Ms > 0)) throw usageError('--max-p99 must be more than 0 ms');

@@ -62,6 +62,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   /** Receivers keep watching for late resurrections until then (µs); see settle.ts. */
   private settleUntilUs = 0;
   private settleStartUs = 0;
+  private drainEndUs = 0;
   private settleNote: string | undefined;
   private fatal: string | undefined;
   private lastError: string | undefined;
@@ -242,9 +243,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         threads: threadCounts(c),
         outageTimeoutMs: this.outageTimeoutMs,
         backlogStuckMs: this.backlogStuckMs,
+        sendingMs: ((this.drainStartUs || monoUs()) - this.runStartUs) / 1000,
         drain: {
           outcome: this.drainOutcome,
           startUs: this.drainStartUs,
+          endUs: this.drainEndUs,
           settleStartUs: this.settleStartUs,
           settleUntilUs: this.settleUntilUs,
         },
@@ -359,6 +362,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     );
     if (end === undefined) return;
     this.drainOutcome = end.outcome;
+    this.drainEndUs = monoUs();
     if (end.next === 'settle') this.settleOrStop();
     else this.stopReceivers();
   }

@@ -67,9 +67,13 @@ export interface ReportInput {
   readonly outageTimeoutMs: number;
   readonly backlogStuckMs: number;
   /** µs, monotonic; 0: never began. */
+  /** From the start to the end of sending (the senders' time, for their share of backlog waits); else the whole run. */
+  readonly sendingMs?: number;
   readonly drain: {
     readonly outcome: DrainOutcome;
     readonly startUs: number;
+    /** When the drain ended (0: not recorded; then the report's time). */
+    readonly endUs?: number;
     readonly settleStartUs: number;
     readonly settleUntilUs: number;
   };
@@ -193,7 +197,9 @@ export function buildReport(x: ReportInput): TesterReport {
           durationMs: x.durationMs,
           sent: summary.counts.sent,
         });
-  const drainMs = x.drain.startUs > 0 ? (x.nowUs - x.drain.startUs) / 1000 : 0;
+  // The drain itself: not the settle after it, nor the read-back of the queue.
+  const drainMs = x.drain.startUs > 0 ? ((x.drain.endUs || x.nowUs) - x.drain.startUs) / 1000 : 0;
+  const sendingMs = x.sendingMs ?? x.durationMs;
   const counts = {
     ...summary.counts,
     // Received (and handed back), or found in the queue afterwards: whichever saw more.
@@ -288,7 +294,7 @@ export function buildReport(x: ReportInput): TesterReport {
             max: c.maxBacklog,
             // Of the senders' time, the share spent waiting for room.
             senderWaitShare:
-              c.senders > 0 && x.durationMs > 0 ? round2(sum('sender', (t) => t.backlogWaitMs) / c.senders / x.durationMs) : 0,
+              c.senders > 0 && sendingMs > 0 ? round2(Math.min(1, sum('sender', (t) => t.backlogWaitMs) / c.senders / sendingMs)) : 0,
             stuck: backlogStuck,
           },
   };

@@ -116,6 +116,24 @@ describe('smq tester', () => {
     }
   });
 
+  test('a --vt PostgreSQL cannot hold and a --drain-timeout of 0 are refused before anything runs, on pgmq too', async () => {
+    // Before, pgmq took --vt 3000000000, sent, and failed every receive (exit 1); --drain-timeout 0
+    // stopped the drain at once and judged the run clean with 40% of it unchecked.
+    const url = inject('pgUrl');
+    for (const [args, says] of [
+      [['--vt', '3000000000'], /^smq: --vt is at most 2147483647 s/],
+      [['--vt', '99999999999s'], /^smq: --vt is at most 2147483647 s/],
+      [['--drain-timeout', '0'], /^smq: --drain-timeout must be more than 0/],
+    ] as const) {
+      const r = await runCli(['tester', '--url', url, '--messages', '10', '--queue', 'never_made_vt', ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(says);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    const made = await runCli(['queues', '--url', url, '--json']);
+    expect(made.stdout).not.toContain('never_made_vt');
+  });
+
   test('--output ndjson prints the report as one JSON document on one line', async () => {
     const r = await runCli(['tester', '--messages', '50', '--output', 'ndjson'], { timeoutMs: 60_000 });
     expect(r.code).toBe(0);

@@ -108,6 +108,18 @@ describe('DeliveryChecker classes', () => {
     expect(c.violationsSoFar).toBe(3);
   });
 
+  test('violations so far count every message, not the 10 examples kept of each class', () => {
+    // The live view stopped at "violations so far 10" while the report said 1,417 double-dequeued.
+    const c = newChecker(100, 1);
+    c.recordSend(0, 0, 25, 'acked');
+    for (let seq = 0; seq < 25; seq++) {
+      deliver(c, 0, seq, 0);
+      deliver(c, 0, seq, 10); // within the first lease: a double dequeue
+    }
+    expect(c.violationsSoFar).toBe(25);
+    expect(c.summarize({ judgeLoss: false }).counts.doubleDequeued).toBe(25);
+  });
+
   test('rows read back after the run: resurrected, duplicated, unexpected, not drained', () => {
     const c = newChecker(10, 2);
     c.recordSend(0, 0, 5, 'acked');

@@ -114,6 +114,12 @@ describe('tester compare', () => {
       [{ ...base, series: [{ second: -1e308 }] }, /^series\[0\]\.second is -1e\+308: /],
       [{ ...base, config: { ...base.config, warmupMs: -1e308 } }, /^config\.warmupMs is -1e\+308: /],
       [{ ...base, config: { ...base.config, durationMs: 'long' } }, /^config\.durationMs is "long": /],
+      // A newline in it printed a line of the file's own under compare's header.
+      [
+        { ...base, verdict: '\u001b[2Jclean\nFAKE' },
+        /^verdict is "\\u001b\[2Jclean\\nFAKE": a verdict is clean, violations, failed or interrupted/,
+      ],
+      [{ ...base, startedAt: 'x\ny' }, /^startedAt is "x\\ny": /],
     ];
     for (const [doc, problem] of cases) expect(reportProblem(doc), String(problem)).toMatch(problem);
     // JSON has no NaN or Infinity, but a number too large for a double parses as Infinity.

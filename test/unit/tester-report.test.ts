@@ -224,6 +224,24 @@ describe('buildReport', () => {
     expect(r.counts.foreign).toBe(4);
   });
 
+  test('the drain lasts until its end, not through the settle and read-back; backlog waits are a share of the sending', () => {
+    // Before: "drain complete after 8.70 s" for a drain of 0.5 s and 8 s of settle, and
+    // "senders waited 30%" of the whole run for 92% of their sending time.
+    const x = cleanRun();
+    const r = buildReport({
+      ...x,
+      config: { ...x.config, maxBacklog: 5 },
+      durationMs: 10_000,
+      sendingMs: 4_000,
+      drain: { outcome: 'complete', startUs: 4_000_000, endUs: 4_500_000, settleStartUs: 4_500_000, settleUntilUs: 9_000_000 },
+      workers: x.workers.map((w) =>
+        w.role === 'sender' && w.result ? { ...w, result: { ...w.result, totals: { ...w.result.totals, backlogWaitMs: 3_680 } } } : w,
+      ),
+    });
+    expect(r.drain.durationMs).toBe(500);
+    expect(r.backlog?.senderWaitShare).toBe(0.92);
+  });
+
   test('interrupted: marked, with the signal', () => {
     const r = buildReport({ ...cleanRun(), interrupted: true, interruptedBy: 'SIGTERM' });
     expect(r.verdict).toBe('interrupted');
