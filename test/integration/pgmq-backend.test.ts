@@ -117,6 +117,39 @@ describe('with a queue', () => {
     await b.close();
   });
 
+  test('messages sent without a delay are never counted delayed while sends commit during the count', async () => {
+    // The counts compared vt with now(), the statement's start: a send whose vt was taken
+    // after that and that committed before the count's snapshot was "delayed" (seen in top
+    // as DELAYED 50 for a producer of batches of 50).
+    const busy = uniqueQueue('pgbrace');
+    await b.createQueue(busy);
+    const producer = new pg.Client({ connectionString: url() });
+    await producer.connect();
+    let stop = false;
+    const sending = (async () => {
+      while (!stop) {
+        await producer.query(`SELECT pgmq.send_batch($1, array_fill('{"p":1}'::jsonb, array[50]))`, [busy]);
+      }
+    })();
+    try {
+      const seen: number[] = [];
+      const listed: number[] = [];
+      const until = Date.now() + 4000;
+      while (Date.now() < until) {
+        seen.push((await b.queueStats(busy, { exact: true })).delayed);
+        const rows = await b.peek(busy, { limit: 1000, state: 'delayed', order: 'newest' });
+        listed.push(rows.length);
+      }
+      expect(seen.filter((n) => n > 0)).toEqual([]);
+      expect(listed.filter((n) => n > 0)).toEqual([]);
+    } finally {
+      stop = true;
+      await sending;
+      await producer.end();
+      await b.dropQueue(busy);
+    }
+  });
+
   test('info names PostgreSQL and the pgmq schema in use', async () => {
     const info = await b.info();
     expect(info.serverVersion).toMatch(/^PostgreSQL 15/);

@@ -128,6 +128,25 @@ describe.skipIf(!haveTmux)('keys of one chunk act one after the other (real term
     expect(await t.waitForExit()).toBe(0);
   });
 
+  test('Space Down … d y Down Down d y in one burst: after the marked rows go, the highlight is where it was, and the second d deletes two below it', async () => {
+    // Before, the highlight kept its row number while the three rows above it went: it
+    // landed three messages further on, and the second `d y` deleted the wrong message.
+    const q = queues[4]!;
+    const e = await backend.sendBatch(
+      q,
+      Array.from({ length: 10 }, (_, i) => ({ body: JSON.stringify({ e: i }) })),
+    );
+    const t = await topOnOurQueues();
+    t.keys('Down', 'Down', 'Down', 'Down', 'Enter');
+    await t.waitFor(selectedRow(e[0]!));
+    t.keys('g', 'Space', 'Down', 'Space', 'Down', 'Space', 'Down', 'd', 'y', 'Down', 'Down', 'd', 'y');
+    await t.waitFor(new RegExp(`deleted message ${e[5]} in `));
+    const left = (await client.query<{ id: string }>(`SELECT msg_id::text AS id FROM pgmq.q_${q} ORDER BY msg_id`)).rows.map((r) => r.id);
+    expect(left).toEqual([e[3], e[4], e[6], e[7], e[8], e[9]].map(String));
+    t.keys('C-c');
+    expect(await t.waitForExit()).toBe(0);
+  });
+
   test('Down d in one chunk: the prompt names the highlighted row', async () => {
     const t = await topOnOurQueues();
     t.keys('j');

@@ -41,6 +41,38 @@ async function openQueue(b: Backend, opts: Partial<Parameters<typeof renderTop>[
   return h;
 }
 
+describe('the highlight stays on its message', () => {
+  test('messages removed above it (a consumer, another operator): the same message stays highlighted, and keys move from it', async () => {
+    // Before, the highlight kept its row number: ids 1 and 2 gone, it sat on 6, and `d y`
+    // asked about and deleted a message the operator never pointed at.
+    const b = pgmq(10);
+    await openQueue(b);
+    await h!.press(KEYS.down);
+    await h!.press(KEYS.down);
+    await h!.press(KEYS.down);
+    expect(selectedId(h!.frame())).toBe('4');
+    await b.delete('orders', [1n, 2n]);
+    await h!.advance(2500);
+    await h!.settle();
+    expect(ids(h!.frame()).slice(0, 3)).toEqual(['3', '4', '5']);
+    expect(selectedId(h!.frame())).toBe('4');
+    await h!.press(KEYS.down);
+    expect(selectedId(h!.frame())).toBe('5');
+    await h!.press('g');
+    expect(selectedId(h!.frame())).toBe('3');
+  });
+
+  test('the highlighted message itself gone: the one after it takes its place', async () => {
+    const b = pgmq(5);
+    await openQueue(b);
+    await h!.press(KEYS.down);
+    await b.delete('orders', [2n]);
+    await h!.advance(2500);
+    await h!.settle();
+    expect(selectedId(h!.frame())).toBe('3');
+  });
+});
+
 describe('queue view', () => {
   test('Enter opens the queue: messages with state, reads, headers, body preview; Esc goes back', async () => {
     const b = pgmq();

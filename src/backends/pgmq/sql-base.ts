@@ -40,3 +40,11 @@ function buildColumns(cols: Columns, prefix: string): string {
   list.push(cols.lastReadAt ? `${p}last_read_at` : 'NULL::timestamptz AS last_read_at');
   return list.join(', ');
 }
+
+/**
+ * "Now" for judging a message's state: a clock read once while the statement runs, after its
+ * snapshot was taken. now() is the statement's start, before it: a send whose vt
+ * (clock_timestamp()) came after that and that committed before the snapshot was counted
+ * delayed. pgmq's own read compares vt with clock_timestamp() too.
+ */
+export const SEEN_AT = '(SELECT clock_timestamp())';

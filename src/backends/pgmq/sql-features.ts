@@ -1,6 +1,6 @@
 // SQL of pgmq 1.9–1.13's features (features.ts): grouped reads, a queue's groups, topics and
 // insert notifications. Every value is bound; table names come from queueTableQuery.
-import { messageColumns, type Columns, type Query } from './sql.js';
+import { messageColumns, SEEN_AT, type Columns, type Query } from './sql.js';
 import type { GroupedRead } from '../types.js';
 
 const GROUPED_FUNCTION: Record<GroupedRead, string> = {
@@ -32,13 +32,13 @@ export function readGroupedQuery(mode: GroupedRead, queue: string, vtSec: number
 export function groupsQuery(rel: string, cols: Columns): Query {
   return {
     text: `SELECT g.grp, g.ready, g.inflight, g.delayed, h.msg_id::text AS head_id, h.read_ct AS head_read_ct,
-       CASE WHEN h.vt <= now() THEN 'ready' WHEN h.read_ct > 0 THEN 'inflight' ELSE 'delayed' END AS head_state,
+       CASE WHEN h.vt <= ${SEEN_AT} THEN 'ready' WHEN h.read_ct > 0 THEN 'inflight' ELSE 'delayed' END AS head_state,
        h.enqueued_at AS head_enqueued_at, h.vt AS head_vt,
        ${cols.lastReadAt ? 'h.last_read_at' : 'NULL::timestamptz'} AS head_last_read_at
 FROM (SELECT headers->>'x-pgmq-group' AS grp,
-             count(*) FILTER (WHERE vt <= now()) AS ready,
-             count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
-             count(*) FILTER (WHERE vt > now() AND read_ct = 0) AS delayed,
+             count(*) FILTER (WHERE vt <= ${SEEN_AT}) AS ready,
+             count(*) FILTER (WHERE vt > ${SEEN_AT} AND read_ct > 0) AS inflight,
+             count(*) FILTER (WHERE vt > ${SEEN_AT} AND read_ct = 0) AS delayed,
              min(msg_id) AS head
       FROM ${rel} GROUP BY 1) g
 JOIN ${rel} h ON h.msg_id = g.head

@@ -1,7 +1,7 @@
 // pgmq queue statistics for `smq queues` and top's list (sql.ts re-exports this file).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Query } from './sql-base.js';
+import { SEEN_AT, type Query } from './sql-base.js';
 
 const escapeLiteral = (text: string) => pg.escapeLiteral(text);
 
@@ -10,7 +10,7 @@ const escapeLiteral = (text: string) => pg.escapeLiteral(text);
 //    statistics collector's live-tuple counts and insert/delete counters;
 // 2. one UNION ALL over those tables (in chunks of STATS_CHUNK queues). Small queues are
 //    counted exactly in one scan; above the threshold the total is the live-tuple estimate
-//    and only the invisible part (vt > now(), served by the vt index) is counted.
+//    and only the invisible part (vt in the future, served by the vt index) is counted.
 // Table names in step 2 are the server's own quoted output from step 1, never a name typed
 // by a user.
 
@@ -63,12 +63,12 @@ export const GROUPS_SAMPLE = 1_000;
 /** The FIFO group of a message, as pgmq's grouped reads take it. */
 export const GROUP_KEY = `headers->>'x-pgmq-group'`;
 
-const exactStats = (rel: string, groups: boolean) => `SELECT count(*) FILTER (WHERE vt <= now()) AS ready,
-  count(*) FILTER (WHERE vt > now() AND read_ct > 0) AS inflight,
-  count(*) FILTER (WHERE vt > now() AND read_ct = 0) AS delayed,
+const exactStats = (rel: string, groups: boolean) => `SELECT count(*) FILTER (WHERE vt <= ${SEEN_AT}) AS ready,
+  count(*) FILTER (WHERE vt > ${SEEN_AT} AND read_ct > 0) AS inflight,
+  count(*) FILTER (WHERE vt > ${SEEN_AT} AND read_ct = 0) AS delayed,
   count(*) AS total,
-  extract(epoch FROM now() - min(enqueued_at)) AS oldest,
-  extract(epoch FROM now() - max(enqueued_at)) AS newest,
+  extract(epoch FROM ${SEEN_AT} - min(enqueued_at)) AS oldest,
+  extract(epoch FROM ${SEEN_AT} - max(enqueued_at)) AS newest,
   false AS estimated,
   ${groups ? `count(DISTINCT ${GROUP_KEY})` : 'NULL::bigint'} AS groups
 FROM ${rel}`;
@@ -84,12 +84,12 @@ const estimatedStats = (
   groups: boolean,
 ) => `SELECT greatest(${liveTuples(rel)} - i.inflight - i.delayed, 0) AS ready, i.inflight, i.delayed,
   greatest(${liveTuples(rel)}, i.inflight + i.delayed) AS total,
-  (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id LIMIT 1) AS oldest,
-  (SELECT extract(epoch FROM now() - enqueued_at) FROM ${rel} ORDER BY msg_id DESC LIMIT 1) AS newest,
+  (SELECT extract(epoch FROM ${SEEN_AT} - enqueued_at) FROM ${rel} ORDER BY msg_id LIMIT 1) AS oldest,
+  (SELECT extract(epoch FROM ${SEEN_AT} - enqueued_at) FROM ${rel} ORDER BY msg_id DESC LIMIT 1) AS newest,
   true AS estimated,
   ${groups ? sampledGroups(rel) : 'NULL::bigint'} AS groups
 FROM (SELECT count(*) FILTER (WHERE read_ct > 0) AS inflight, count(*) FILTER (WHERE read_ct = 0) AS delayed
-      FROM ${rel} WHERE vt > now()) i`;
+      FROM ${rel} WHERE vt > ${SEEN_AT}) i`;
 
 /**
  * Step 2 for up to STATS_CHUNK queues: one row per target, `i` its index in `targets`.

@@ -8,16 +8,16 @@ export * from './sql-base.js';
 /** A transaction holding a snapshot for less than this is ordinary work, not a held-back horizon. */
 export const HOLDER_MIN_SEC = 5;
 export * from './sql-stats.js';
-import { messageColumns, variant, type Columns, type Query } from './sql-base.js';
+import { messageColumns, SEEN_AT, variant, type Columns, type Query } from './sql-base.js';
 import { GROUP_KEY } from './sql-stats.js';
 
-export const STATE_CASE = `CASE WHEN vt <= now() THEN 'ready' WHEN read_ct > 0 THEN 'inflight' ELSE 'delayed' END`;
+export const STATE_CASE = `CASE WHEN vt <= ${SEEN_AT} THEN 'ready' WHEN read_ct > 0 THEN 'inflight' ELSE 'delayed' END`;
 
 export const STATE_WHERE: Record<Exclude<MessageState, 'failed'> | 'all', string> = {
   all: 'TRUE',
-  ready: 'vt <= now()',
-  inflight: 'vt > now() AND read_ct > 0',
-  delayed: 'vt > now() AND read_ct = 0',
+  ready: `vt <= ${SEEN_AT}`,
+  inflight: `vt > ${SEEN_AT} AND read_ct > 0`,
+  delayed: `vt > ${SEEN_AT} AND read_ct = 0`,
 };
 
 /**

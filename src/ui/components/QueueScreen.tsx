@@ -1,9 +1,9 @@
 // The queue view: one page of the selected queue's messages, read with peek (which never
 // changes them), newest or oldest first, filtered by state, paged by keyset.
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeyTarget, type KeyRouter } from '../hooks/useKeys.js';
-import type { Backend, Capabilities, Message, MessageSource, QueueStats } from '../../backends/types.js';
+import type { Backend, Capabilities, Message, MessageId, MessageSource, QueueStats } from '../../backends/types.js';
 import { commandFor, type Command } from '../model/keys.js';
 import { headersWidth, maxBodyLeft, messageColumns, messageLine, messageTitle } from '../model/messages.js';
 import { HSCROLL_STEP } from '../model/body-view.js';
@@ -81,9 +81,31 @@ export function QueueScreen(p: QueueScreenProps) {
   // While the next page loads, the previous one stays on screen.
   const current = page;
   const messages = current?.messages ?? [];
-  const selected = messages.length === 0 ? -1 : Math.min(Math.max(0, p.selected), messages.length - 1);
-  const selectedMessage = selected >= 0 ? messages[selected] : undefined;
+  // The highlight stays on its message when the page's rows shift under it (messages removed
+  // above it, or arriving at the head of a newest-first page): keys act on what was pointed
+  // at. A row number the screen set since (a key) wins; a message gone leaves its row number.
+  // Only on a page of the paging state shown (not the last page, still on screen while the
+  // next one loads).
   const fresh = pageOf === p.paging;
+  // Within one view only: another order, filter or page starts from the row the key set.
+  const kept = useRef<{ readonly id: MessageId; readonly at: number; readonly paging: PagingState } | undefined>(undefined);
+  let selected = messages.length === 0 ? -1 : Math.min(Math.max(0, p.selected), messages.length - 1);
+  let followed = false;
+  const k = kept.current;
+  if (fresh && k !== undefined && k.paging === p.paging && k.at === p.selected) {
+    const j = messages.findIndex((m) => m.id === k.id);
+    if (j >= 0 && j !== selected) {
+      selected = j;
+      followed = true;
+    }
+  }
+  const selectedMessage = selected >= 0 ? messages[selected] : undefined;
+  useLayoutEffect(() => {
+    if (!fresh || selectedMessage === undefined) return;
+    kept.current = { id: selectedMessage.id, at: followed ? selected : p.selected, paging: p.paging };
+    // The row number follows, so that the next key counts from the message's row.
+    if (followed) onChange(paging, selected);
+  });
   // h/l: BODY sideways, a few cells a press (the other columns stay).
   const [bodyLeft, setBodyLeft] = useState(0);
 
