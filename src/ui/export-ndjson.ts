@@ -180,7 +180,26 @@ export async function exportMessages(
     if (selection.kind === 'ids') {
       // Marks caught under a state filter: those still in it, as the question counted them.
       const state = source === 'archive' ? 'all' : (selection.state ?? 'all');
-      for (const id of selection.ids) {
+      let ids = selection.ids;
+      if (ids.length > PAGE) {
+        // Many marks (`*`): pages of their id range, the marked ones kept, in id order, while
+        // the pages are at least a tenth marked; the rest one by one.
+        const wanted = new Set(ids);
+        const last = ids.reduce((a, b) => (b > a ? b : a));
+        let afterId = ids.reduce((a, b) => (b < a ? b : a)) - 1n;
+        for (;;) {
+          const page = await peek({ limit: PAGE, state, order: 'oldest', afterId });
+          const chunk = page.filter((m) => wanted.has(m.id));
+          if (chunk.length > 0) await write(chunk.map(line).join(''));
+          written += chunk.length;
+          if (page.length < PAGE || page[page.length - 1]!.id >= last) return written;
+          afterId = page[page.length - 1]!.id;
+          if (chunk.length * 10 < page.length) break;
+        }
+        const from = afterId;
+        ids = ids.filter((id) => id > from);
+      }
+      for (const id of ids) {
         const [m] = await peek({ id, limit: 1, state });
         if (m) {
           await write(line(m));

@@ -41,6 +41,28 @@ async function openQueue(b: Backend, opts: Partial<Parameters<typeof renderTop>[
   return h;
 }
 
+describe('a long action', () => {
+  test('its notice stays until it ends, and a key that cannot act meanwhile says why', async () => {
+    // Before, "delete message 1…" went after 5 s and the line stayed empty; a d pressed then did nothing, silently.
+    const b = pgmq(3);
+    let release!: () => void;
+    const original = b.delete.bind(b);
+    b.delete = (queue, ids) => new Promise((resolve, reject) => (release = () => original(queue, ids).then(resolve, reject)));
+    await openQueue(b);
+    await h!.press('d');
+    await h!.press('y');
+    expect(h!.frame()).toContain('delete message 1…');
+    await h!.advance(12_000);
+    expect(h!.frame()).toContain('delete message 1…');
+    await h!.press('d');
+    await h!.advance(6_000);
+    expect(h!.frame()).toMatch(/delete message 1… still running: try again when it is done/);
+    release();
+    await h!.settle();
+    expect(h!.frame()).toContain('deleted message 1 in orders');
+  });
+});
+
 describe('the highlight stays on its message', () => {
   test('messages removed above it (a consumer, another operator): the same message stays highlighted, and keys move from it', async () => {
     // Before, the highlight kept its row number: ids 1 and 2 gone, it sat on 6, and `d y`

@@ -6,7 +6,8 @@ import { statusLines } from '../model/prompt-lines.js';
 
 export interface Status {
   readonly text: string;
-  readonly tone: 'info' | 'ok' | 'error';
+  /** working: an action in progress, said until its answer replaces it. */
+  readonly tone: 'info' | 'ok' | 'error' | 'working';
 }
 
 export interface FooterProps {

@@ -3,7 +3,8 @@
 // NDJSON. Each asks once, stating how many, then calls the backend and says how many the
 // store actually changed. The marks belong to one queue view (queue and source): another
 // view starts without any.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { stillRunning } from './useNotice.js';
 import type { Backend, BulkAction, Message, MessageSelection, MessageSource } from '../../backends/types.js';
 import { escapeControl, escapeName } from '../../text/escape.js';
 import { exportMessages, defaultExportPath, exportFileExists, exportPathOf } from '../export-ndjson.js';
@@ -102,6 +103,8 @@ export function useOps(o: OpsOptions): Ops {
   const [marked, setMarked] = useState<{ scope: string; marks: Marks }>({ scope: '', marks: NO_MARKS });
   const [modal, setModal] = useState<OpsModal | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  /** What the action in progress is called (its notice). */
+  const running = useRef('an action');
   const [reloadToken, setReloadToken] = useState(0);
   const { say } = o;
 
@@ -111,7 +114,8 @@ export function useOps(o: OpsOptions): Ops {
   /** Runs one operation: keys wait for it; its answer (or error) goes to the footer. */
   const run = async (label: string, ctx: OpsContext, fn: (b: Backend) => Promise<string>, changes = true) => {
     setBusy(true);
-    say(`${label}…`);
+    running.current = label;
+    say(`${label}…`, 'working');
     try {
       say(await fn(await o.resolveBackend(ctx.queue)), 'ok');
     } catch (e) {
@@ -152,7 +156,7 @@ export function useOps(o: OpsOptions): Ops {
 
   /** Asks the store before a prompt opens (a count): keys typed meanwhile wait for the prompt. */
   const guarded = (fn: () => Promise<void>) => {
-    if (busy) return;
+    if (busy) return say(stillRunning(running.current), 'working');
     setBusy(true);
     fn()
       .catch((e: unknown) => say(errorText(e), 'error'))

@@ -1,6 +1,7 @@
 // What top does to queues and messages: it asks first (opens a prompt), then calls the
 // backend, says how it went, and reloads what is on screen. One action at a time.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { stillRunning } from './useNotice.js';
 import type { Backend, Capabilities, Message } from '../../backends/types.js';
 import type { Action } from '../model/keys.js';
 import { counted } from '../model/format.js';
@@ -42,12 +43,15 @@ export interface QueueActions {
 
 export function useQueueActions(o: QueueActionsOptions): QueueActions {
   const [busy, setBusy] = useState(false);
+  /** What the action in progress is called (its notice). */
+  const running = useRef('an action');
   const [reloadToken, setReloadToken] = useState(0);
   const { say } = o;
 
   const run = async (label: string, queue: QueueRef, fn: (b: Backend) => Promise<string>) => {
     setBusy(true);
-    say(`${label}…`);
+    running.current = label;
+    say(`${label}…`, 'working');
     try {
       const b = await o.resolveBackend(queue);
       say(await fn(b), 'ok');
@@ -66,7 +70,7 @@ export function useQueueActions(o: QueueActionsOptions): QueueActions {
       say(`read-only: actions are disabled (${o.readOnlyReason ?? 'top was started with --read-only'})`, 'error');
       return;
     }
-    if (busy) return;
+    if (busy) return say(stillRunning(running.current), 'working');
     if (!queue) return;
     if (action === 'purge') return o.navigate({ type: 'openModal', modal: { kind: 'purge', queue } });
     if (action === 'send') return o.navigate({ type: 'openModal', modal: { kind: 'send', queue } });

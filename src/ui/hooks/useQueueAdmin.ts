@@ -6,7 +6,8 @@
 // the drop's own transaction): messages sent before the y or the Enter keep it, and one line
 // says so.
 // Both are refused in read-only mode with one line. The prompts are OpsPrompt's.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { stillRunning } from './useNotice.js';
 import type { Backend } from '../../backends/types.js';
 import { QueueNotEmptyError } from '../../errors.js';
 import { escapeName } from '../../text/escape.js';
@@ -37,6 +38,8 @@ export interface QueueAdmin {
 export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
   const [modal, setModal] = useState<OpsModal | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  /** What the action in progress is called (its notice). */
+  const running = useRef('an action');
   const { say } = o;
 
   const refused = () => {
@@ -46,7 +49,8 @@ export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
   };
   const run = async (label: string, fn: () => Promise<string>, failed?: (e: QueueNotEmptyError) => string) => {
     setBusy(true);
-    say(`${label}…`);
+    running.current = label;
+    say(`${label}…`, 'working');
     try {
       say(await fn(), 'ok');
     } catch (e) {
@@ -58,7 +62,8 @@ export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
   };
 
   const create = () => {
-    if (refused() || busy) return;
+    if (refused()) return;
+    if (busy) return say(stillRunning(running.current), 'working');
     setModal({
       kind: 'input',
       label: 'create queue: ',
@@ -77,7 +82,8 @@ export function useQueueAdmin(o: QueueAdminOptions): QueueAdmin {
   };
 
   const drop = (queue: QueueRef | undefined) => {
-    if (refused() || busy) return;
+    if (refused()) return;
+    if (busy) return say(stillRunning(running.current), 'working');
     if (!queue) return say('no queue selected');
     setBusy(true);
     void (async () => {
