@@ -467,3 +467,17 @@ describe('keys typed ahead of a prompt', () => {
     expect(h.frame()).toMatch(/ID STATE/);
   });
 });
+
+describe('N reads a read count in plain digits', () => {
+  test.each(['0x10', '1e2', '0b1', '-1', '1.5', ' '])('%j is refused in one line, nothing marked', async (typed) => {
+    // Before, Number() took 0x10 and 1e2 as 16 and 100.
+    const b = pgmq(3);
+    await openQueue(b);
+    await h!.press('N');
+    await h!.paste(typed);
+    await h!.press(KEYS.enter);
+    await h!.settle();
+    expect(h!.frame()).toMatch(/not a read count: .* \(a whole number, 0 or more\)/);
+    expect(h!.frame()).not.toContain('marked');
+  });
+});

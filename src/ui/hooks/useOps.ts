@@ -285,8 +285,10 @@ export function useOps(o: OpsOptions): Ops {
           initial: '',
           hint: 'Enter marks · Esc cancels',
           onSubmit: (typed) => {
-            const n = Number(typed.trim());
-            if (typed.trim() === '' || !Number.isSafeInteger(n) || n < 0) {
+            // Plain digits only, as `#` reads ids: Number() would take 0x10, 1e2 and 0b1.
+            const t = typed.trim();
+            const n = /^\d{1,9}$/.test(t) ? Number(t) : Number.NaN;
+            if (!Number.isSafeInteger(n)) {
               return say(`not a read count: ${escapeControl(typed)} (a whole number, 0 or more)`, 'error');
             }
             markFilter(ctx, n);
