@@ -42,9 +42,17 @@ describe('FIFO group state', () => {
     ]);
     expect(rows.map((r) => r.label)).toEqual(['(no group)', 'a\\e[31m', '\\u{0}none']);
     expect(new Set(rows.map((r) => r.key)).size).toBe(3);
-    expect(groupSummary(rows)).toBe('3 groups: 1 stalled, 1 blocked');
-    expect(groupSummary(rows.slice(0, 1))).toBe('1 group');
+    // The lane is not a group: the count agrees with the queue list's GROUPS column.
+    expect(groupSummary(rows)).toBe('2 groups and messages without one: 1 stalled, 1 blocked');
+    expect(groupSummary(rows.slice(0, 1))).toBe('messages without a group only');
+    expect(groupSummary(rows.slice(1, 2))).toBe('1 group: 1 blocked');
     expect(rows.map(groupTone)).toEqual([undefined, 'inflight', 'stalled']);
+  });
+
+  test('a group named like the lane, or with no name, is shown quoted: never the lane itself', () => {
+    // Before, a group really named "(no group)" and the lane were two identical rows, and '' was blank.
+    const rows = groupRows([group({ group: null }), group({ group: '(no group)' }), group({ group: '' }), group({ group: ' x ' })]);
+    expect(rows.map((r) => r.label)).toEqual(['(no group)', '"(no group)"', '""', '" x "']);
   });
 });
 

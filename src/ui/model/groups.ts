@@ -34,8 +34,14 @@ export function groupRows(groups: readonly GroupStats[]): GroupRow[] {
     ...g,
     key: g.group === null ? '\u0000none' : `g:${g.group}`,
     state: groupState(g),
-    label: g.group === null ? NO_GROUP_LABEL : escapeName(g.group),
+    label: g.group === null ? NO_GROUP_LABEL : groupLabel(g.group),
   }));
+}
+
+/** A group's name as shown: quoted where it would read as the lane, as nothing, or with edges of spaces. */
+function groupLabel(name: string): string {
+  const shown = escapeName(name);
+  return shown === NO_GROUP_LABEL || shown.trim() !== shown || shown === '' ? `"${shown}"` : shown;
 }
 
 /** Colour by state (none under NO_COLOR: the STATE column says it in words). */
@@ -53,7 +59,13 @@ export function groupSummary(rows: readonly GroupRow[]): string {
     count('stalled') > 0 ? `${count('stalled')} stalled` : '',
     count('blocked') > 0 ? `${count('blocked')} blocked` : '',
   ].filter((p) => p !== '');
-  const n = `${rows.length} ${rows.length === 1 ? 'group' : 'groups'}`;
+  // The lane of messages without a group is a row, not a group (the queue list counts groups).
+  const lane = rows.some((r) => r.group === null);
+  const groups = rows.length - (lane ? 1 : 0);
+  const n =
+    groups === 0 && lane
+      ? 'messages without a group only'
+      : `${groups} ${groups === 1 ? 'group' : 'groups'}${lane ? ' and messages without one' : ''}`;
   return parts.length > 0 ? `${n}: ${parts.join(', ')}` : n;
 }
 
