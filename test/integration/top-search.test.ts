@@ -115,6 +115,30 @@ tmuxDescribe('search inside messages on pgmq (compat schema, real terminal)', ()
     await unchanged();
   });
 
+  test('a match deleted from its detail leaves the results (they listed it as ready, and Enter said it was gone)', async () => {
+    const q2 = `srchdel${tag()}`;
+    await c.query('SELECT pgmq.create($1)', [q2]);
+    await c.query(
+      `SELECT pgmq.send_batch($1, (SELECT array_agg(jsonb_build_object('n', i, 'who', CASE WHEN i % 3 = 0 THEN 'zed' ELSE 'amy' END)) FROM generate_series(1, 9) i))`,
+      [q2],
+    );
+    const t = await topOn(url, q2, { width: 120, height: 24 });
+    t.keys('Enter', '/');
+    await t.waitFor('search: ');
+    t.type('zed');
+    t.keys('Enter');
+    await t.waitFor(/· 3 matches · 1\/3/);
+    t.keys('Down', 'Enter');
+    await t.waitFor(`${q2} · message 6`);
+    t.keys('d', 'y');
+    await t.waitFor(`deleted message 6 in ${q2}`);
+    t.keys('Escape');
+    const screen = await t.waitFor(/· 2 matches · \d\/2/);
+    expect(screen).not.toMatch(/^[› ] +6 /m);
+    expect(screen).toMatch(/^[› ] +3 /m);
+    expect(screen).toMatch(/^[› ] +9 /m);
+  });
+
   test('the scan goes in steps with progress; Esc stops it after the step under way', async () => {
     const t = await topOn(url, q, { width: 120, height: 24 });
     t.keys('Enter');

@@ -4,7 +4,7 @@
 // (list refresh, tenant backends, actions), what a shared command does from
 // hooks/useCommandDispatch, the screen on top from TopScreens; the screens and prompts only
 // display.
-import { useMemo, useReducer, useState } from 'react';
+import { useEffect, useMemo, useReducer, useState } from 'react';
 import { Box } from 'ink';
 import { useKeyRouter, type KeyRouter } from '../hooks/useKeys.js';
 import type { Backend } from '../../backends/types.js';
@@ -168,6 +168,15 @@ export function TopApp(props: TopAppProps) {
   const now = Date.now();
   const screenActive = modal === undefined && opsModal === undefined;
   const reloadToken = actions.reloadToken + ops.reloadToken;
+  // An action changed the queue: its search results drop the matches it took away.
+  const searchQueue = top.kind === 'queue' ? top.queue : undefined;
+  useEffect(() => {
+    if (reloadToken > 0 && searchQueue) {
+      const b = tenants.backendOf(searchQueue);
+      if (b) search.prune(b, searchQueue);
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- after each action only, not when the screen changes
+  }, [reloadToken]);
   const common: ScreenCommon = {
     keys: keyRouter,
     capabilities: caps,

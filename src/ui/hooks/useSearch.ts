@@ -40,6 +40,8 @@ export interface Search {
   readonly cancel: () => void;
   readonly close: () => void;
   readonly select: (index: number) => void;
+  /** After an action (a delete, archive or move from a match's detail): matches no longer in the queue leave the results. */
+  readonly prune: (backend: Backend, queue: QueueRef) => void;
 }
 
 export function useSearch(): Search {
@@ -136,6 +138,25 @@ export function useSearch(): Search {
     setState(undefined);
   }, []);
   const select = useCallback((index: number) => setState((s) => (s ? { ...s, selected: index } : s)), []);
+  const latest = useRef(state);
+  latest.current = state;
+  const prune = useCallback((backend: Backend, queue: QueueRef) => {
+    const s = latest.current;
+    if (!s || s.queueKey !== queue.key || s.matches.length === 0 || !backend.selectedIds) return;
+    const ids = s.matches.map((m) => m.id);
+    void backend
+      .selectedIds(queue.rawName, { kind: 'ids', ids }, 'queue', ids.length)
+      .then((present) => {
+        const there = new Set(present);
+        setState((now) => {
+          if (!now || now.queueKey !== queue.key) return now;
+          const matches = now.matches.filter((m) => there.has(m.id) || !ids.includes(m.id));
+          if (matches.length === now.matches.length) return now;
+          return { ...now, matches, selected: Math.min(now.selected, Math.max(0, matches.length - 1)) };
+        });
+      })
+      .catch(() => undefined); // the results stay as they were; opening a gone match says so
+  }, []);
 
-  return { state, open, start, cancel, close, select };
+  return { state, open, start, cancel, close, select, prune };
 }
