@@ -172,6 +172,25 @@ describe('with a queue', () => {
     expect((await b.queueStats(q)).total).toBe(0);
   });
 
+  test('a write refused by a read-only server setting names it, not --read-only (which was not given)', async () => {
+    const roUrl = `${url()}${url().includes('?') ? '&' : '?'}options=${encodeURIComponent('-c default_transaction_read_only=on')}`;
+    const ro = await openPgmqBackend(roUrl);
+    try {
+      const e = await failure(ro.send(q, { body: '{"n": 1}' }));
+      expect(e.kind).toBe('read-only');
+      expect(e.hint).not.toContain('--read-only');
+      expect(e.hint).toMatch(/standby, or default_transaction_read_only in the URL/);
+    } finally {
+      await ro.close();
+    }
+    const { backend: asked } = await openOwned({ readOnly: true });
+    try {
+      expect((await failure(asked.send(q, { body: '{}' }))).hint).toMatch(/drop --read-only/);
+    } finally {
+      await asked.close();
+    }
+  });
+
   test('the isolation level asked for is the one in effect', async () => {
     const { backend: s, pool } = await openOwned({ isolation: 'serializable' });
     try {

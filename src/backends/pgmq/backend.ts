@@ -89,7 +89,12 @@ export function pgmqConnector(
   sockets = new SocketTracker(),
 ): { connector: Connector; ctx: PgErrorContext } {
   const conn = pgConnection(url);
-  const ctx: PgErrorContext = { location: conn.display, secrets: conn.secrets, callTimeoutMs: options.callTimeoutMs };
+  const ctx: PgErrorContext = {
+    location: conn.display,
+    secrets: conn.secrets,
+    callTimeoutMs: options.callTimeoutMs,
+    readOnlyAsked: options.readOnly === true,
+  };
   const settings: string[] = [];
   if (options.readOnly) settings.push('-c default_transaction_read_only=on');
   if (options.isolation) settings.push(`-c default_transaction_isolation=${options.isolation.replace('-', '\\ ')}`);

@@ -35,6 +35,8 @@ export interface PgErrorContext {
   readonly queue?: string;
   /** The call deadline (OpenOptions.callTimeoutMs), named when node-postgres gives up on a query. */
   readonly callTimeoutMs?: number | undefined;
+  /** --read-only was given (then it is the reason a write is refused; else the server or the URL's settings are). */
+  readonly readOnlyAsked?: boolean;
 }
 
 /** Errors raised while a connection was being made (startup, TLS, the role check). */
@@ -154,7 +156,9 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
       });
     case READ_ONLY_SQL_TRANSACTION:
       return new SmqError('read-only', `the database refused a write: ${message}`, {
-        hint: 'this connection is read-only (--read-only or a standby); drop --read-only to change data',
+        hint: ctx.readOnlyAsked
+          ? 'this connection is read-only (--read-only); drop --read-only to change data'
+          : 'the server is read-only for this connection (a standby, or default_transaction_read_only in the URL, the role or the database settings)',
         cause: e,
       });
     case '22P02':
