@@ -21,6 +21,12 @@ export interface Message {
   readonly lastReadAt: Date | null;
   /** The body as text: pgmq's jsonb rendered as JSON text, SmoothMQ's text column as is. */
   readonly body: string;
+  /**
+   * The stored body's size in bytes, where its text is not those bytes: a SmoothMQ body
+   * written by another client that is not UTF-8 (its text has U+FFFD). Else undefined: the
+   * size is the text's UTF-8 length.
+   */
+  readonly bodyBytes?: number;
   /** pgmq headers (jsonb object) or SmoothMQ attributes (name -> value). */
   readonly headers: Record<string, unknown> | null;
   /** pgmq, read from the archive (Backend.peekArchive): when it was archived. */

@@ -559,6 +559,20 @@ describe('peek', () => {
     return { file, backend, failedId: failedId!, inflightId: inflightId!, readyIds, delayedId: delayedId! };
   }
 
+  it('a body stored by another client that is not UTF-8 keeps its stored size (its text has U+FFFD)', async () => {
+    const { file, backend } = await fresh();
+    await backend.createQueue('q');
+    const [id] = await backend.sendBatch('q', [{ body: 'placeholder' }]);
+    const raw = new Database(file);
+    raw.prepare('UPDATE messages SET message = ? WHERE id = ?').run(Buffer.from('6261641b5b324a0d78ff', 'hex'), id);
+    raw.close();
+    const [m] = await backend.peek('q', { limit: 1 });
+    expect(m!.body).toBe('bad\u001b[2J\rx\ufffd');
+    expect(m!.bodyBytes).toBe(10);
+    const [ok] = await backend.peek('q', { limit: 1, afterId: 0n });
+    expect(ok!.bodyBytes === undefined || ok!.bodyBytes === 10).toBe(true);
+  });
+
   it('shows every state with its filter, in both orders, with keyset paging', async () => {
     const { backend, failedId, inflightId, readyIds, delayedId } = await mixedQueue();
     const all = await backend.peek('q', { limit: 100 });

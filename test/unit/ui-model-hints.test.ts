@@ -189,3 +189,12 @@ describe('send preview', () => {
     expect(lines.join('')).toContain('x'.repeat(500));
   });
 });
+
+describe('the body section counts the stored bytes', () => {
+  test('a body that is not UTF-8 (its text has U+FFFD) is counted as stored, not as decoded', async () => {
+    const { bodySection } = await import('../../src/ui/model/messages.js');
+    // Stored bytes 62 61 64 1b 5b 32 4a 0d 78 ff: 10; decoded with U+FFFD: 12.
+    expect(bodySection('bad\u001b[2J\rx\ufffd', 10)[1]).toBe('body, 10 bytes:');
+    expect(bodySection('bad\u001b[2J\rx\ufffd')[1]).toBe('body, 12 bytes:');
+  });
+});

@@ -65,6 +65,13 @@ export function text(v: string | Buffer | bigint | number | null): string {
   return String(v);
 }
 
+/** A message's body as text, with its stored size where the text is not the same bytes (not UTF-8). */
+export function bodyOf(v: string | Buffer | bigint | number | null): { body: string; bodyBytes?: number } {
+  const body = text(v);
+  if (Buffer.isBuffer(v) && Buffer.byteLength(body, 'utf8') !== v.length) return { body, bodyBytes: v.length };
+  return { body };
+}
+
 /** The same rules as sql.ts's STATE_EXPR, for rows just returned by an UPDATE. */
 export function messageStateAt(row: Pick<MessageRow, 'tries' | 'max_tries' | 'deliver_at'>, now: bigint): MessageState {
   if (row.deliver_at <= now) {

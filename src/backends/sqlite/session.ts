@@ -9,7 +9,7 @@ import {
   idsJson,
   idTime,
   messageStateAt,
-  text,
+  bodyOf,
   type KvRow,
   type MessageRow,
   type QueueRow,
@@ -125,7 +125,7 @@ export class SqliteSession {
         enqueuedAt: idTime(r.id, nowMs),
         visibleAt: new Date(Number(r.deliver_at) * 1000),
         lastReadAt: r.delivered_at > 0n ? new Date(Number(r.delivered_at) * 1000) : null,
-        body: text(r.message),
+        ...bodyOf(r.message),
         headers: a !== undefined && Object.keys(a).length > 0 ? a : null,
       };
     });

@@ -38,7 +38,8 @@ export function MessageScreen(p: MessageScreenProps) {
   // The body's lines are made once per body (a refresh that brings the same body reuses
   // them); only the facts follow the clock. Only the visible window reaches Ink.
   const body = message?.body;
-  const bodyLines = useMemo(() => (body === undefined ? [] : bodySection(body)), [body]);
+  const bodyBytes = message?.bodyBytes;
+  const bodyLines = useMemo(() => (body === undefined ? [] : bodySection(body, bodyBytes)), [body, bodyBytes]);
   const lines = message ? [...detailFacts(message, p.capabilities, p.now), ...bodyLines] : [];
   const rowsHeight = bodyHeight - (message === undefined || message === null ? 1 : 0);
   const scroll = (delta: number) => setView((v) => scrollView(lines, v, delta, p.width, rowsHeight));

@@ -152,9 +152,10 @@ export function detailFacts(m: Message, caps: Capabilities, now: number): string
  * The body under its title line, bounded (see ./pretty.ts). Depends on the body only, so
  * the screen computes it once per body, not at every refresh.
  */
-export function bodySection(body: string): string[] {
+export function bodySection(body: string, storedBytes?: number): string[] {
   const pretty = bodyLines(body);
-  const bytes = Buffer.byteLength(body, 'utf8');
+  // The stored size (a SmoothMQ body that is not UTF-8 has fewer bytes than its text with U+FFFD).
+  const bytes = storedBytes ?? Buffer.byteLength(body, 'utf8');
   const lines = ['', `body${pretty.json ? ' (JSON)' : ''}, ${counted(bytes, 'byte')}:`, ...pretty.lines];
   if (pretty.cut) lines.push(`… the rest of the body is not shown here (${counted(bytes, 'byte')} in all: smq peek prints it whole)`);
   return lines;
@@ -162,5 +163,5 @@ export function bodySection(body: string): string[] {
 
 /** Every line of the detail view: facts, headers or attributes, then the body. */
 export function detailLines(m: Message, caps: Capabilities, now: number): string[] {
-  return [...detailFacts(m, caps, now), ...bodySection(m.body)];
+  return [...detailFacts(m, caps, now), ...bodySection(m.body, m.bodyBytes)];
 }

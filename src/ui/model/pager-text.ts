@@ -19,6 +19,6 @@ export function pagerText(m: Message, caps: Capabilities, queueLabel: string, no
     lines.push('', `${caps.attributes ? 'attributes' : 'headers'} (JSON):`, ...bodyLines(JSON.stringify(m.headers), WHOLE).lines);
   }
   const body = bodyLines(m.body, WHOLE);
-  lines.push('', `body${body.json ? ' (JSON)' : ''}, ${Buffer.byteLength(m.body, 'utf8')} bytes:`, ...body.lines);
+  lines.push('', `body${body.json ? ' (JSON)' : ''}, ${m.bodyBytes ?? Buffer.byteLength(m.body, 'utf8')} bytes:`, ...body.lines);
   return `${lines.join('\n')}\n`;
 }
