@@ -198,3 +198,12 @@ describe('the body section counts the stored bytes', () => {
     expect(bodySection('bad\u001b[2J\rx\ufffd')[1]).toBe('body, 12 bytes:');
   });
 });
+
+describe('a body in a table row', () => {
+  test('line breaks and tabs read as spaces; a carriage return alone is shown, as the detail and the README say', async () => {
+    const { bodyPreview } = await import('../../src/ui/model/format.js');
+    // Before, `x\ty\rz` read `x y z`: the \r that rewinds a terminal line looked like a space.
+    expect(bodyPreview('line1\nline2\r\nx\ty\rz')).toBe('line1 line2 x y\\rz');
+    expect(bodyPreview('bad\u001b[2J\rx\ufffd')).toBe('bad\\e[2J\\rx\ufffd');
+  });
+});

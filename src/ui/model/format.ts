@@ -68,8 +68,8 @@ export function formatVisibleIn(visibleAt: Date, now: number): string {
 /** One line of a body for the message list: whitespace runs collapsed, escaped. */
 export function bodyPreview(body: string, maxChars = 200): string {
   const flat = body.length > maxChars * 4 ? body.slice(0, maxChars * 4) : body;
-  // Collapse ordinary whitespace first; other control characters are escaped visibly.
-  const collapsed = flat.replace(/[ \t\r\n]+/g, ' ').trim();
+  // Line breaks and tabs read as spaces; a carriage return alone (which rewinds a line) is escaped with the rest.
+  const collapsed = flat.replace(/(?:\r\n|[ \t\n])+/g, ' ').trim();
   const escaped = escapeControl(collapsed);
   // Whole clusters only: half of an emoji (a lone surrogate or modifier) would be drawn wrong.
   const first = firstClusters(escaped, maxChars);
