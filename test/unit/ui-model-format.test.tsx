@@ -65,7 +65,7 @@ describe('message text is escaped', () => {
 
   test('preview: one line, no raw control characters', () => {
     const p = bodyPreview(`line1\n${evil}`);
-    expect(p).toBe('line1 hi\\e[2J\\e]0;pwned\\u{7} \\u{202e}');
+    expect(p).toBe('line1 hi\\e[2J\\e]0;pwned\\u{7}\\r\\u{202e}');
     expect(p).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
   });
 
