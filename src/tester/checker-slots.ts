@@ -26,6 +26,8 @@ export const F_ACK_FAILED = 1 << 6;
 export const F_IN_QUEUE = 1 << 7;
 /** The queue held it twice: a second copy under another id, or a second successful delete. */
 export const F_DUPLICATED = 1 << 8;
+/** A delete (or archive) of it answered without removing its row: already gone (another client deleted it). */
+export const F_ACK_NOT_FOUND = 1 << 9;
 
 export interface Chunk {
   readonly flags: Uint16Array;

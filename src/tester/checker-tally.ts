@@ -3,6 +3,8 @@
 import type { CheckerCounts, MessageRef } from './classes.js';
 import {
   CHUNK_SIZE,
+  F_ACK_FAILED,
+  F_ACK_NOT_FOUND,
   F_DELETED,
   F_DOUBLE,
   F_DUPLICATED,
@@ -39,12 +41,37 @@ export interface TallyInput {
   /** Deliveries already counted unexpected (out of range, malformed), and their examples. */
   readonly outOfRange: number;
   readonly unexpectedExamples: readonly MessageRef[];
+  /** Queue ids of messages whose delete did not remove them (key sender * 2^32 + seq). */
+  readonly notDeletedIds?: ReadonlyMap<number, string>;
+}
+
+/**
+ * The notDeleted class: delivered, never deleted by the tester (its deletes failed, found no
+ * row, or never came), and nothing worse: a message of the run whose send was acknowledged
+ * (or, draining an earlier run, unknown), neither double-dequeued, duplicated nor resurrected.
+ */
+export function isNotDeleted(f: number, deliveries: number, sendsUnknown: boolean): boolean {
+  if (deliveries === 0 || f & (F_DELETED | F_DOUBLE | F_DUPLICATED | F_RESURRECTED)) return false;
+  const state = f & SEND_MASK;
+  return state === SEND_ACKED || (state === SEND_NONE && sendsUnknown);
 }
 
 export type Tally = Pick<
   CheckerCounts,
-  'ok' | 'lost' | 'doubleDequeued' | 'duplicated' | 'redelivered' | 'resurrected' | 'unexpected' | 'uncertain' | 'notDrained' | 'notDeleted'
+  | 'ok'
+  | 'lost'
+  | 'doubleDequeued'
+  | 'duplicated'
+  | 'redelivered'
+  | 'resurrected'
+  | 'unexpected'
+  | 'uncertain'
+  | 'notDrained'
+  | 'notDeleted'
+  | 'notDeletedAckFailed'
+  | 'notDeletedNotFound'
 > & {
+  readonly notDeletedExamples: MessageRef[];
   readonly lostExamples: MessageRef[];
   readonly uncertainExamples: MessageRef[];
   readonly unexpectedExamples: MessageRef[];
@@ -61,6 +88,9 @@ export function tallyMessages(x: TallyInput): Tally {
   let uncertain = 0;
   let notDrained = 0;
   let notDeleted = 0;
+  let notDeletedAckFailed = 0;
+  let notDeletedNotFound = 0;
+  const notDeletedExamples: MessageRef[] = [];
   const lostExamples: MessageRef[] = [];
   const uncertainExamples: MessageRef[] = [];
   const unexpectedExamples = [...x.unexpectedExamples];
@@ -75,8 +105,20 @@ export function tallyMessages(x: TallyInput): Tally {
         const n = deliveries[i]!;
         const state = f & SEND_MASK;
         if (state === SEND_NONE && n === 0 && !(f & F_IN_QUEUE)) continue;
-        if (n > 0 && !(f & F_DELETED)) notDeleted += 1;
-        const before = x.every && { ok, lost, doubleDequeued, duplicated, redelivered, resurrected, unexpected, uncertain, notDrained };
+        const before = x.every && {
+          ok,
+          lost,
+          doubleDequeued,
+          duplicated,
+          redelivered,
+          resurrected,
+          unexpected,
+          uncertain,
+          notDrained,
+          notDeleted,
+        };
+        // Delivered, never deleted by the tester (isNotDeleted): counted below, with why.
+        let undeleted = false;
         if (f & F_DOUBLE) doubleDequeued += 1;
         else if (f & F_DUPLICATED) {
           duplicated += 1;
@@ -86,6 +128,7 @@ export function tallyMessages(x: TallyInput): Tally {
           x.each?.('resurrected', sender, ci * CHUNK_SIZE + i);
         } else if (state === SEND_NONE && x.sendsUnknown) {
           if (n === 0) notDrained += 1;
+          else if (!(f & F_DELETED)) undeleted = true;
           else if (f & F_REDELIVERED) redelivered += 1;
           else ok += 1;
         } else if (state === SEND_NONE && x.unreportedSenders.has(sender)) {
@@ -109,10 +152,22 @@ export function tallyMessages(x: TallyInput): Tally {
           } else {
             notDrained += 1;
           }
-        } else if (f & F_REDELIVERED) redelivered += 1;
+        } else if (!(f & F_DELETED)) undeleted = true;
+        else if (f & F_REDELIVERED) redelivered += 1;
         else ok += 1;
+        if (undeleted) {
+          // Why: a delete that found no row says the row is gone; else one failed; else none was made.
+          notDeleted += 1;
+          if (f & F_ACK_NOT_FOUND) notDeletedNotFound += 1;
+          else if (f & F_ACK_FAILED) notDeletedAckFailed += 1;
+          if (notDeletedExamples.length < x.maxExamples) {
+            const seq = ci * CHUNK_SIZE + i;
+            const id = x.notDeletedIds?.get(sender * 2 ** 32 + seq);
+            notDeletedExamples.push(id === undefined ? { sender, seq } : { sender, seq, id });
+          }
+        }
         if (before) {
-          const now = { ok, lost, doubleDequeued, duplicated, redelivered, resurrected, unexpected, uncertain, notDrained };
+          const now = { ok, lost, doubleDequeued, duplicated, redelivered, resurrected, unexpected, uncertain, notDrained, notDeleted };
           const cls = (Object.keys(now) as (keyof typeof now)[]).find((k) => now[k] !== before[k]) ?? 'none';
           x.every!(cls, sender, ci * CHUNK_SIZE + i, state === SEND_ACKED);
         }
@@ -130,6 +185,9 @@ export function tallyMessages(x: TallyInput): Tally {
     uncertain,
     notDrained,
     notDeleted,
+    notDeletedAckFailed,
+    notDeletedNotFound,
+    notDeletedExamples,
     lostExamples,
     uncertainExamples,
     unexpectedExamples,

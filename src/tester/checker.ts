@@ -18,6 +18,7 @@ import type { CheckerOptions, CheckerSummary, FoundInQueue, MessageRef, SendOutc
 import {
   CHUNK_MASK,
   F_ACK_FAILED,
+  F_ACK_NOT_FOUND,
   F_DELETED,
   F_DOUBLE,
   F_DUPLICATED,
@@ -34,7 +35,7 @@ import {
   toClock,
   type Chunk,
 } from './checker-slots.js';
-import { tallyMessages, type TallyEach, type TallyEvery } from './checker-tally.js';
+import { isNotDeleted, tallyMessages, type TallyEach, type TallyEvery } from './checker-tally.js';
 
 export * from './classes.js';
 export { CHUNK_BITS, CHUNK_SIZE, MAX_SEQ } from './checker-slots.js';
@@ -58,6 +59,7 @@ export class DeliveryChecker {
   private uniqueCount = 0;
   private deletedCount = 0;
   private ackFailedCount = 0;
+  private ackNotFoundCount = 0;
   private ackedDeliveredCount = 0;
   private outOfRangeCount = 0;
   private readonly outOfRangeSeen = new Set<string>();
@@ -65,6 +67,8 @@ export class DeliveryChecker {
   private readonly unreportedSenders = new Set<number>();
   /** Queue ids of deliveries whose send was not reported yet, to name them if they stay unexpected. */
   private readonly pendingIds = new Map<number, string>();
+  /** Queue ids of messages whose delete did not remove them, to name them if they stay not deleted. */
+  private readonly notDeletedIds = new Map<number, string>();
   private readonly detected: Record<'doubleDequeued' | 'duplicated' | 'redelivered' | 'resurrected' | 'unexpected', MessageRef[]> = {
     doubleDequeued: [],
     duplicated: [],
@@ -206,6 +210,14 @@ export class DeliveryChecker {
     if (n < 255) c.deliveries[i] = n + 1;
   }
 
+  /** Whether the tally (checker-tally.ts) puts (sender, seq) in the notDeleted class. */
+  private notDeletedClass(sender: number, seq: number): boolean {
+    const c = this.slots.inRange(sender, seq) ? this.slots.chunk(sender, seq, false) : undefined;
+    if (!c) return false;
+    const i = seq & CHUNK_MASK;
+    return isNotDeleted(c.flags[i]!, c.deliveries[i]!, this.sendsUnknown);
+  }
+
   private listOf(flag: number): MessageRef[] {
     if (flag === F_RESURRECTED) return this.detected.resurrected;
     if (flag === F_DOUBLE) return this.detected.doubleDequeued;
@@ -230,9 +242,10 @@ export class DeliveryChecker {
    * A receiver's delete (or archive) of (sender, seq): ok when the queue removed it. A second
    * successful one means a second row: under another queue id than the first delivery's, a
    * second copy (duplicated); under the same id, the row came back after its delete
-   * (resurrected). Without ids it is counted a duplicate.
+   * (resurrected). Without ids it is counted a duplicate. Not ok: the call failed, or
+   * (notFound) it answered without removing the row, which was gone already.
    */
-  recordAck(sender: number, seq: number, ok: boolean, id?: string): void {
+  recordAck(sender: number, seq: number, ok: boolean, id?: string, notFound = false): void {
     if (!this.slots.inRange(sender, seq)) return;
     // (Receivers only acknowledge what they received, so the slot normally exists; when it
     // does not, allocate it anyway so that an event means the same whatever came before.)
@@ -249,8 +262,10 @@ export class DeliveryChecker {
         this.flagOnce(c, i, sameRow ? F_RESURRECTED : F_DUPLICATED, id === undefined ? { sender, seq } : { sender, seq, id });
       }
     } else {
-      c.flags[i] = f | F_ACK_FAILED;
-      this.ackFailedCount += 1;
+      c.flags[i] = f | (notFound ? F_ACK_NOT_FOUND : F_ACK_FAILED);
+      if (notFound) this.ackNotFoundCount += 1;
+      else this.ackFailedCount += 1;
+      if (id !== undefined && this.notDeletedIds.size < PENDING_ID_LIMIT) this.notDeletedIds.set(sender * 2 ** 32 + seq, id);
     }
   }
 
@@ -333,6 +348,7 @@ export class DeliveryChecker {
       every: options.every,
       outOfRange: this.outOfRangeCount,
       unexpectedExamples: this.detected.unexpected,
+      notDeletedIds: this.notDeletedIds,
     });
     // A suspicion waiting for a message the run delivered and never acknowledged stands.
     const fifo = this.fifo?.summarize((sender, seq) =>
@@ -346,6 +362,7 @@ export class DeliveryChecker {
         receivedUnique: this.uniqueCount,
         acknowledged: this.deletedCount,
         ackFailed: this.ackFailedCount,
+        ackNotFound: this.ackNotFoundCount,
         ok: t.ok,
         lost: t.lost,
         doubleDequeued: t.doubleDequeued,
@@ -356,6 +373,8 @@ export class DeliveryChecker {
         uncertain: t.uncertain,
         notDrained: t.notDrained,
         notDeleted: t.notDeleted,
+        notDeletedAckFailed: t.notDeletedAckFailed,
+        notDeletedNotFound: t.notDeletedNotFound,
         groupOverlap: fifo?.groupOverlap ?? 0,
         reordered: fifo?.reordered ?? 0,
       },
@@ -363,10 +382,12 @@ export class DeliveryChecker {
         lost: t.lostExamples,
         doubleDequeued: [...this.detected.doubleDequeued],
         duplicated: [...this.detected.duplicated],
-        redelivered: [...this.detected.redelivered],
+        // A message redelivered and never deleted is not deleted, not redelivered.
+        redelivered: this.detected.redelivered.filter((r) => !this.notDeletedClass(r.sender, r.seq)),
         resurrected: [...this.detected.resurrected],
         unexpected: t.unexpectedExamples,
         uncertain: t.uncertainExamples,
+        notDeleted: t.notDeletedExamples,
         groupOverlap: fifo?.examples.groupOverlap ?? [],
         reordered: fifo?.examples.reordered ?? [],
       },

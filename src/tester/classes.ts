@@ -11,6 +11,7 @@ export const EXAMPLE_CLASSES = [
   'resurrected',
   'unexpected',
   'uncertain',
+  'notDeleted',
   'groupOverlap',
   'reordered',
 ] as const;
@@ -18,7 +19,7 @@ export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
 
 /** Each class as the reports name it (text and HTML), and what it means in a few words. */
 export const CLASS_WORDS: Readonly<Record<'ok' | ExampleClass, { readonly label: string; readonly meaning: string }>> = {
-  ok: { label: 'ok', meaning: 'delivered once and acknowledged' },
+  ok: { label: 'ok', meaning: 'delivered and deleted (or archived) once by the tester' },
   lost: { label: 'lost', meaning: 'acknowledged by the queue, never delivered' },
   doubleDequeued: { label: 'double-dequeue', meaning: 'delivered to two receivers at once' },
   duplicated: { label: 'duplicated', meaning: 'exists twice (a copy, or acknowledged twice)' },
@@ -26,6 +27,10 @@ export const CLASS_WORDS: Readonly<Record<'ok' | ExampleClass, { readonly label:
   resurrected: { label: 'resurrected', meaning: 'came back after its delete was acknowledged' },
   unexpected: { label: 'unexpected', meaning: 'delivered but never sent by this run' },
   uncertain: { label: 'uncertain', meaning: 'the send failed or its answer was lost' },
+  notDeleted: {
+    label: 'not deleted',
+    meaning: 'delivered, but never deleted by the tester: its delete failed, or found no row (deleted by another client)',
+  },
   groupOverlap: {
     label: 'group overlap',
     meaning: 'FIFO: delivered while a message of its group, delivered by another call, was leased and not acknowledged',
@@ -51,8 +56,16 @@ export interface CheckerCounts {
   readonly receivedUnique: number;
   /** Distinct messages whose delete (or archive) succeeded. */
   readonly acknowledged: number;
-  /** Acknowledgements that failed or found the message already gone. */
+  /**
+   * Acknowledgements of a message (one per message and attempt) made by a delete (or archive)
+   * call that failed with an error; the calls themselves are calls.ackFailed.
+   */
   readonly ackFailed: number;
+  /**
+   * Acknowledgements of a message whose call answered without removing its row: the row was
+   * gone already (deleted by another client). No call failed.
+   */
+  readonly ackNotFound: number;
   // One class per message:
   readonly ok: number;
   readonly lost: number;
@@ -68,8 +81,15 @@ export interface CheckerCounts {
    * a failed run), or when the message was found still in the queue at the end.
    */
   readonly notDrained: number;
-  /** Delivered but never successfully deleted (informational). */
+  /**
+   * Delivered, but never deleted by the tester (no delete of it succeeded), and in no worse
+   * class: not ok. Not a violation of the queue (a warning says why); of them:
+   */
   readonly notDeleted: number;
+  /** ...their delete failed (an error; the row stays unless removed otherwise), */
+  readonly notDeletedAckFailed: number;
+  /** ...their delete found no row (another client deleted it). The rest were never acknowledged. */
+  readonly notDeletedNotFound: number;
   // FIFO groups (--groups; checker-fifo.ts), counted beside a message's class above:
   /** Delivered while a message of its group, delivered by another call, was leased and not acknowledged. */
   readonly groupOverlap: number;

@@ -321,7 +321,7 @@ export class RunCollector {
       this.lastDeliveryUs = monoUs();
     } else {
       if (kind === EventKind.ackOk) this.lastAckUs = monoUs();
-      this.checker.recordAck(sender, seq, kind === EventKind.ackOk, String(id));
+      this.checker.recordAck(sender, seq, kind === EventKind.ackOk, String(id), kind === EventKind.ackNotFound);
     }
   }
 }

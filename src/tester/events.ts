@@ -5,14 +5,15 @@
 //   delivery: a = delivery start, b = lease end (ms, queue clock); key = start of the receive call (µs, monotonic)
 //             c = end of the receive call (µs, monotonic)
 //   redelivery: the same, for a delivery whose read count says the queue handed it out before
-//   ack:      a = b = 0;                                          key = end of the delete call (µs, monotonic)
+//   ackOk, ackFailed (the call failed), ackNotFound (the call answered without removing the row):
+//             a = b = 0;                                          key = end of the delete call (µs, monotonic)
 //             c = start of the delete call (µs, monotonic)
 // (The FIFO checker, checker-fifo.ts, needs both ends of each call: it judges an order only
 // when the calls did not overlap.)
 // The queue ids of deliveries travel beside them in a BigInt64Array (0 for acks).
 
 export const EVENT_STRIDE = 7;
-export const EventKind = { delivery: 0, ackOk: 1, ackFailed: 2, redelivery: 3 } as const;
+export const EventKind = { delivery: 0, ackOk: 1, ackFailed: 2, redelivery: 3, ackNotFound: 4 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
 /** A growable buffer of events, cut into transferable arrays at each flush. */

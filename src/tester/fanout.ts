@@ -199,6 +199,8 @@ export interface FanoutQueueReport {
   readonly unexpected: number;
   /** Double-dequeued, duplicated or resurrected copies in this queue. */
   readonly other: number;
+  /** Copies delivered but never deleted by the tester (checker-tally.ts isNotDeleted). */
+  readonly notDeleted: number;
 }
 
 export interface FanoutReport {
@@ -208,10 +210,10 @@ export interface FanoutReport {
 
 /** Per-queue counts, told message by message by the checker's summary (TallyInput.every). */
 export class FanoutTally {
-  private readonly counts: { expected: number; ok: number; lost: number; unexpected: number; other: number }[];
+  private readonly counts: { expected: number; ok: number; lost: number; unexpected: number; other: number; notDeleted: number }[];
 
   constructor(private readonly plan: FanoutPlan) {
-    this.counts = plan.queues.map(() => ({ expected: 0, ok: 0, lost: 0, unexpected: 0, other: 0 }));
+    this.counts = plan.queues.map(() => ({ expected: 0, ok: 0, lost: 0, unexpected: 0, other: 0, notDeleted: 0 }));
   }
 
   readonly add = (cls: string, lane: number, _seq: number, sent: boolean): void => {
@@ -222,6 +224,7 @@ export class FanoutTally {
     else if (cls === 'lost') n.lost += 1;
     else if (cls === 'unexpected') n.unexpected += 1;
     else if (cls === 'doubleDequeued' || cls === 'duplicated' || cls === 'resurrected') n.other += 1;
+    else if (cls === 'notDeleted') n.notDeleted += 1;
   };
 
   report(): FanoutReport {
@@ -252,12 +255,12 @@ export function fanoutText(r: FanoutReport): string[] {
   for (const k of r.keys) lines.push(`  key ${k.key} → ${k.queues.length > 0 ? k.queues.join(', ') : '(no queue)'}`);
   const w = Math.max(5, ...r.queues.map((q) => q.queue.length));
   lines.push(
-    `  ${'queue'.padEnd(w)}  ${'expected'.padStart(9)} ${'ok'.padStart(9)} ${'lost'.padStart(6)} ${'unexpected'.padStart(10)} ${'other'.padStart(6)}  patterns`,
+    `  ${'queue'.padEnd(w)}  ${'expected'.padStart(9)} ${'ok'.padStart(9)} ${'lost'.padStart(6)} ${'unexpected'.padStart(10)} ${'other'.padStart(6)} ${'not deleted'.padStart(11)}  patterns`,
   );
   for (const q of r.queues) {
     const n = (v: number, width: number) => v.toLocaleString('en-US').padStart(width);
     lines.push(
-      `  ${q.queue.padEnd(w)}  ${n(q.expected, 9)} ${n(q.ok, 9)} ${n(q.lost, 6)} ${n(q.unexpected, 10)} ${n(q.other, 6)}  ${q.patterns.join(' ')}`,
+      `  ${q.queue.padEnd(w)}  ${n(q.expected, 9)} ${n(q.ok, 9)} ${n(q.lost, 6)} ${n(q.unexpected, 10)} ${n(q.other, 6)} ${n(q.notDeleted, 11)}  ${q.patterns.join(' ')}`,
     );
   }
   return lines;

@@ -153,7 +153,10 @@ export interface WorkerTotals {
   readonly sendFailed: number;
   readonly received: number;
   readonly acknowledged: number;
+  /** Messages whose delete (or archive) call failed with an error. */
   readonly ackFailed: number;
+  /** Messages whose delete call answered without removing their row (already gone). */
+  readonly ackNotFound: number;
   readonly emptyReceives: number;
   readonly errors: number;
   /** Of errors: the connection failed or was lost (server down, restarting, network). */
@@ -183,6 +186,8 @@ export interface WorkerTotals {
   readonly measuredFirstUs: number;
   readonly measuredLastUs: number;
   readonly lastError: string | undefined;
+  /** The last error of a delete (or archive) call. */
+  readonly lastAckError: string | undefined;
 }
 
 /** What PROGRESS carries of a thread's totals so far. */
@@ -198,6 +203,7 @@ export interface CallCounts {
   readonly sendFailed: number;
   readonly receive: number;
   readonly receiveFailed: number;
+  /** Delete (or archive) calls, and those that failed with an error (a call that removed fewer rows than asked did not fail). */
   readonly ack: number;
   readonly ackFailed: number;
 }

@@ -21,6 +21,7 @@ const zeroTotals = () => ({
   received: 0,
   acknowledged: 0,
   ackFailed: 0,
+  ackNotFound: 0,
   emptyReceives: 0,
   errors: 0,
   connectionErrors: 0,
@@ -37,6 +38,7 @@ const zeroTotals = () => ({
   measuredFirstUs: Infinity,
   measuredLastUs: -Infinity,
   lastError: undefined as string | undefined,
+  lastAckError: undefined as string | undefined,
 });
 
 /** One sender's calls since the last report, as run-length ranges (protocol.ts SendRanges). */

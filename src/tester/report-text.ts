@@ -153,8 +153,13 @@ export function formatReport(r: TesterReport): string {
     ['ok', int(c.ok), 'lost', int(c.lost), 'double-dequeue', int(c.doubleDequeued)],
     ['redelivered', int(c.redelivered), 'resurrected', int(c.resurrected), 'unexpected', int(c.unexpected)],
     ['duplicated', int(c.duplicated), 'uncertain', int(c.uncertain), 'send failed', int(c.sendFailed)],
-    ['ack failed', int(c.ackFailed), '', '', '', ''],
   ];
+  // Not deleted by the tester (not ok): the class, and the acknowledgements that failed or found no row.
+  if (c.notDeleted > 0 || c.ackNotFound > 0 || c.ackFailed > 0) {
+    crows.push(['not deleted', int(c.notDeleted), 'ack not found', int(c.ackNotFound), 'ack failed', int(c.ackFailed)]);
+  } else {
+    crows.push(['ack failed', int(c.ackFailed), '', '', '', '']);
+  }
   if (Number(cfg['groups'] ?? 0) > 0 || c.groupOverlap > 0 || c.reordered > 0) {
     crows.push(['group overlap', int(c.groupOverlap), 'reordered', int(c.reordered), '', '']);
   }

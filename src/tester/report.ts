@@ -153,6 +153,12 @@ export function buildReport(x: ReportInput): TesterReport {
       foreignInQueue: x.foreign.inQueue,
       notDrained: summary.counts.notDrained,
       receivers: c.receivers,
+      notDeleted: {
+        all: summary.counts.notDeleted,
+        ackFailed: summary.counts.notDeletedAckFailed,
+        notFound: summary.counts.notDeletedNotFound,
+      },
+      lastAckError: [...results].reverse().find(({ r }) => r.totals.lastAckError !== undefined)?.r.totals.lastAckError,
     }),
   ];
   // Errors by kind: from each worker's result, or what a worker that died had reported.

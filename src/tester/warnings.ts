@@ -28,6 +28,10 @@ export interface WarningFacts {
   /** Acknowledged sends never received (not judged as lost). */
   readonly notDrained: number;
   readonly receivers: number;
+  /** Delivered messages the tester never deleted, and of them those whose delete failed, and found no row. */
+  readonly notDeleted?: { readonly all: number; readonly ackFailed: number; readonly notFound: number };
+  /** The last error of a delete (or archive) call. */
+  readonly lastAckError?: string | undefined;
 }
 
 /** CPU used over the run, as a share of all cores. */
@@ -73,7 +77,26 @@ export function testerWarnings(f: WarningFacts): string[] {
   if (f.notDrained > 0 && f.receivers > 0) {
     warnings.push(`${f.notDrained} acknowledged send(s) were not received before the run ended (not judged as lost)`);
   }
+  const nd = f.notDeleted;
+  if (nd && nd.all > 0) warnings.push(notDeletedWarning(nd, f.lastAckError));
   return warnings;
+}
+
+/**
+ * Delivered messages the tester could not delete are not ok, and not the queue's violation
+ * (it lost and duplicated nothing): a run with them is clean only with this line, which says why.
+ */
+function notDeletedWarning(nd: NonNullable<WarningFacts['notDeleted']>, lastAckError: string | undefined): string {
+  const their = (n: number) => (n === 1 ? 'its' : 'their');
+  const never = nd.all - nd.ackFailed - nd.notFound;
+  const why = [
+    nd.ackFailed > 0
+      ? `${nd.ackFailed} because ${their(nd.ackFailed)} delete failed` + (lastAckError ? ` (last delete error: ${lastAckError})` : '')
+      : undefined,
+    nd.notFound > 0 ? `${nd.notFound} because ${their(nd.notFound)} delete found no row (deleted by another client)` : undefined,
+    never > 0 ? `${never} never acknowledged (the receivers stopped before deleting ${never === 1 ? 'it' : 'them'})` : undefined,
+  ].filter((x) => x !== undefined);
+  return `${nd.all} delivered message(s) were not deleted by the tester, so not counted ok: ${why.join('; ')}`;
 }
 
 /** Unpaced senders that piled up this many messages make end-to-end latency mostly waiting. */

@@ -87,9 +87,9 @@ describe.each(stores)('tester --topic on $name', (store) => {
       { key: `${w}.us.old`, queues: [qb, qc] },
     ]);
     expect(report.fanout?.queues).toEqual([
-      { queue: qa, patterns: [`${w}.*.new`], expected: 100, ok: 100, lost: 0, unexpected: 0, other: 0 },
-      { queue: qb, patterns: [`${w}.#`], expected: 200, ok: 200, lost: 0, unexpected: 0, other: 0 },
-      { queue: qc, patterns: [`${w}.us.*`, '*.*.old'], expected: 100, ok: 100, lost: 0, unexpected: 0, other: 0 },
+      { queue: qa, patterns: [`${w}.*.new`], expected: 100, ok: 100, lost: 0, unexpected: 0, other: 0, notDeleted: 0 },
+      { queue: qb, patterns: [`${w}.#`], expected: 200, ok: 200, lost: 0, unexpected: 0, other: 0, notDeleted: 0 },
+      { queue: qc, patterns: [`${w}.us.*`, '*.*.old'], expected: 100, ok: 100, lost: 0, unexpected: 0, other: 0, notDeleted: 0 },
     ]);
     expect(report.verdict).toBe('clean');
     expect(report.counts).toMatchObject({ sent: 400, ok: 400, lost: 0, unexpected: 0, doubleDequeued: 0, duplicated: 0 });
@@ -99,7 +99,7 @@ describe.each(stores)('tester --topic on $name', (store) => {
     const { formatReport, htmlReport } = await loadTester();
     const text = formatReport(report);
     expect(text).toMatch(new RegExp(`key ${w}\\.eu\\.new → ${qa}, ${qb}`));
-    expect(text).toMatch(new RegExp(`${qc} +100 +100 +0 +0 +0 +${w}\\.us\\.\\* \\*\\.\\*\\.old`));
+    expect(text).toMatch(new RegExp(`${qc} +100 +100 +0 +0 +0 +0 +${w}\\.us\\.\\* \\*\\.\\*\\.old`));
     expect(htmlReport(report)).toContain('Fan-out, queue by queue');
   }, 120_000);
 
@@ -148,9 +148,9 @@ describe.each(stores)('tester --topic on $name', (store) => {
     expect(deleted).toBeGreaterThan(0);
     expect(report.verdict).toBe('violations');
     expect(report.fanout?.queues).toEqual([
-      { queue: qa, patterns: [`${w}.*.new`], expected: 400, ok: 400, lost: 0, unexpected: 0, other: 0 },
-      { queue: qb, patterns: [`${w}.#`], expected: 400, ok: 400 - deleted, lost: deleted, unexpected: 0, other: 0 },
-      { queue: qc, patterns: [`${w}.us.*`], expected: 0, ok: 0, lost: 0, unexpected: 1, other: 0 },
+      { queue: qa, patterns: [`${w}.*.new`], expected: 400, ok: 400, lost: 0, unexpected: 0, other: 0, notDeleted: 0 },
+      { queue: qb, patterns: [`${w}.#`], expected: 400, ok: 400 - deleted, lost: deleted, unexpected: 0, other: 0, notDeleted: 0 },
+      { queue: qc, patterns: [`${w}.us.*`], expected: 0, ok: 0, lost: 0, unexpected: 1, other: 0, notDeleted: 0 },
     ]);
     expect(report.counts).toMatchObject({ lost: deleted, unexpected: 1 });
     expect(report.examples.unexpected).toEqual([

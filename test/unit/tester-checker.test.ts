@@ -66,6 +66,8 @@ describe('DeliveryChecker classes', () => {
     // and reported out of order: the earlier lease ends no later than the later start
     deliver(c, 0, 1, VT + 10);
     deliver(c, 0, 1, 10);
+    c.recordAck(0, 0, true);
+    c.recordAck(0, 1, true);
     const s = c.summarize({ judgeLoss: true });
     expect(s.counts.redelivered).toBe(2);
     expect(s.counts.doubleDequeued).toBe(0);
@@ -194,6 +196,7 @@ describe('DeliveryChecker classes', () => {
     c.recordSend(0, 0, 10, 'acked');
     c.recordSend(0, 3 * CHUNK_SIZE, 1, 'acked');
     deliver(c, 0, 3 * CHUNK_SIZE, 0);
+    c.recordAck(0, 3 * CHUNK_SIZE, true);
     deliver(c, 0, 2 ** 30, 0, 'far'); // far beyond anything sent: unexpected, no allocation
     const s = c.summarize({ judgeLoss: true });
     expect(s.counts).toMatchObject({ sent: 11, lost: 10, ok: 1, unexpected: 1 });
@@ -237,7 +240,17 @@ function referenceClasses(sent: ('acked' | 'uncertain' | 'none')[], events: Ev[]
     }
     m.deliveries.push([start, start + VT]);
   });
-  const counts = { ok: 0, lost: 0, doubleDequeued: 0, duplicated: 0, redelivered: 0, resurrected: 0, unexpected: 0, uncertain: 0 };
+  const counts = {
+    ok: 0,
+    lost: 0,
+    doubleDequeued: 0,
+    duplicated: 0,
+    redelivered: 0,
+    resurrected: 0,
+    unexpected: 0,
+    uncertain: 0,
+    notDeleted: 0,
+  };
   for (const m of msgs) {
     const n = m.deliveries.length;
     if (m.s === 'none' && n === 0) continue;
@@ -247,6 +260,7 @@ function referenceClasses(sent: ('acked' | 'uncertain' | 'none')[], events: Ev[]
     else if (m.s === 'none') counts.unexpected++;
     else if (m.s === 'uncertain') counts.uncertain++;
     else if (n === 0) counts.lost++;
+    else if (m.deletedAt < 0) counts.notDeleted++;
     else if (m.red) counts.redelivered++;
     else counts.ok++;
   }
@@ -292,9 +306,72 @@ test('property: the checker agrees with a per-message reference model (deliverie
           resurrected: got.resurrected,
           unexpected: got.unexpected,
           uncertain: got.uncertain,
+          notDeleted: got.notDeleted,
         }).toEqual(want);
       },
     ),
     { numRuns: 500 },
   );
+});
+
+describe('delivered, not deleted by the tester (notDeleted: a class of its own, never ok)', () => {
+  // Before: a message whose delete failed (or found no row) was counted ok, beside an
+  // informational notDeleted; "ok 20, acknowledged 0, ack failed 20" and a clean verdict.
+  test('a failed delete, a delete that found no row, and none at all: notDeleted, each reason counted; ok only for the deleted one', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 4, 'acked');
+    for (let q = 0; q < 4; q++) deliver(c, 0, q, q);
+    c.recordAck(0, 0, true, '0-0');
+    c.recordAck(0, 1, false, '0-1'); // the delete call failed (an error)
+    c.recordAck(0, 2, false, '0-2', true); // the call succeeded but removed no row
+    // seq 3: delivered, never acknowledged
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({
+      sent: 4,
+      received: 4,
+      acknowledged: 1,
+      ackFailed: 1,
+      ackNotFound: 1,
+      ok: 1,
+      notDeleted: 3,
+      notDeletedAckFailed: 1,
+      notDeletedNotFound: 1,
+      lost: 0,
+      redelivered: 0,
+    });
+    expect(s.examples.notDeleted).toEqual([
+      { sender: 0, seq: 1, id: '0-1' },
+      { sender: 0, seq: 2, id: '0-2' },
+      { sender: 0, seq: 3 },
+    ]);
+    expect(hasViolations(s.counts)).toBe(false);
+  });
+
+  test('a failed delete followed by a redelivery that was deleted is redelivered, not notDeleted; a redelivered message never deleted is notDeleted', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 2, 'acked');
+    deliver(c, 0, 0, 0);
+    c.recordAck(0, 0, false);
+    deliver(c, 0, 0, VT + 1);
+    c.recordAck(0, 0, true);
+    deliver(c, 0, 1, 0);
+    deliver(c, 0, 1, VT + 1);
+    c.recordAck(0, 1, false);
+    const s = c.summarize({ judgeLoss: true });
+    expect(s.counts).toMatchObject({ ok: 0, redelivered: 1, notDeleted: 1, notDeletedAckFailed: 1, ackFailed: 2, acknowledged: 1 });
+    // The examples of a class name only messages of that class.
+    expect(s.examples.redelivered).toEqual([{ sender: 0, seq: 0, id: '0-0' }]);
+  });
+
+  test('every message in exactly one class: the classes add up to the messages seen', () => {
+    const c = newChecker();
+    c.recordSend(0, 0, 10, 'acked');
+    for (let q = 0; q < 9; q++) deliver(c, 0, q, q);
+    for (let q = 0; q < 9; q++) c.recordAck(0, q, q % 3 !== 0, undefined, q % 2 === 0);
+    const k = c.summarize({ judgeLoss: true }).counts;
+    const classes = k.ok + k.lost + k.doubleDequeued + k.duplicated + k.redelivered + k.resurrected + k.unexpected + k.uncertain;
+    expect(classes + k.notDrained + k.notDeleted).toBe(10);
+    expect(k.notDeleted).toBe(3);
+    expect(k.ok).toBe(6);
+  });
 });

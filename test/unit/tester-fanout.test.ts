@@ -38,10 +38,13 @@ describe('fan-out lanes', () => {
     let t = BASE;
     for (let seq = 0; seq < 12; seq++) checker.recordDelivery(laneOf(p, 1, 1), seq, (t += 10), t + 30_000, `${seq}`);
     for (const seq of [0, 1, 2, 6, 7, 3]) checker.recordDelivery(laneOf(p, 0, 1), seq, (t += 10), t + 30_000, `${seq + 100}`);
+    // Every delivered copy deleted, but qb's seq 11: not deleted (not ok).
+    for (let seq = 0; seq < 11; seq++) checker.recordAck(laneOf(p, 1, 1), seq, true, `${seq}`);
+    for (const seq of [0, 1, 2, 6, 7, 3]) checker.recordAck(laneOf(p, 0, 1), seq, true, `${seq + 100}`);
     const s = fanoutSummary(checker.summarize({ judgeLoss: true, every: tally.add }), p);
     expect(tally.report().queues).toEqual([
-      { queue: 'qa', patterns: ['k0'], expected: 6, ok: 5, lost: 1, unexpected: 1, other: 0 },
-      { queue: 'qb', patterns: ['#'], expected: 12, ok: 12, lost: 0, unexpected: 0, other: 0 },
+      { queue: 'qa', patterns: ['k0'], expected: 6, ok: 5, lost: 1, unexpected: 1, other: 0, notDeleted: 0 },
+      { queue: 'qb', patterns: ['#'], expected: 12, ok: 11, lost: 0, unexpected: 0, other: 0, notDeleted: 1 },
     ]);
     expect(tally.report().keys).toEqual([
       { key: 'k0', queues: ['qa', 'qb'] },

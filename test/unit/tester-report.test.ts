@@ -47,6 +47,7 @@ const totals = (over: Partial<WorkerTotals>): WorkerTotals => ({
   received: 0,
   acknowledged: 0,
   ackFailed: 0,
+  ackNotFound: 0,
   emptyReceives: 0,
   errors: 0,
   connectionErrors: 0,
@@ -66,6 +67,7 @@ const totals = (over: Partial<WorkerTotals>): WorkerTotals => ({
   measuredFirstUs: 0,
   measuredLastUs: 0,
   lastError: undefined,
+  lastAckError: undefined,
   ...over,
 });
 
@@ -484,5 +486,59 @@ describe('threads in the run line', () => {
     expect(runLine({ senders: 2, receivers: 3, shared: 2 })).toContain(
       ' on 3 worker thread(s), 2 of them shared by senders and receivers, ',
     );
+  });
+});
+
+describe('messages the tester did not delete', () => {
+  /** The clean run, with seq 1's delete failed (an error) and seq 2's delete finding no row. */
+  function notDeletedRun(): ReportInput {
+    const x = cleanRun();
+    const checker = new DeliveryChecker({ senders: 1, capacityPerSender: 3, clockBaseMs: 0 });
+    checker.recordSend(0, 0, 3, 'acked');
+    for (let seq = 0; seq < 3; seq++) checker.recordDelivery(0, seq, 1000 + seq, 6000 + seq, String(seq + 1));
+    checker.recordAck(0, 0, true, '1');
+    checker.recordAck(0, 1, false, '2');
+    checker.recordAck(0, 2, false, '3', true);
+    const recv = x.workers[1]!;
+    const calls = { send: 0, sendFailed: 0, receive: 3, receiveFailed: 0, ack: 3, ackFailed: 1 };
+    const lastAckError = 'database error P0001: no delete of 2';
+    const receiver: ReportedWorker = {
+      ...recv,
+      result: { ...recv.result!, totals: { ...recv.result!.totals, calls, acknowledged: 1, ackFailed: 1, ackNotFound: 1, lastAckError } },
+    };
+    return { ...x, summary: checker.summarize({ judgeLoss: true }), workers: [x.workers[0]!, receiver] };
+  }
+
+  // Before: "ok 3", the failed delete and the missing row only in "ack failed", no word, verdict clean.
+  test('they are not ok, are counted and named in the text and the JSON, with why, and the verdict is clean with a warning', () => {
+    const r = buildReport(notDeletedRun());
+    expect(r.counts).toMatchObject({
+      ok: 1,
+      notDeleted: 2,
+      notDeletedAckFailed: 1,
+      notDeletedNotFound: 1,
+      acknowledged: 1,
+      ackFailed: 1,
+      ackNotFound: 1,
+    });
+    expect(r.calls.ackFailed).toBe(1);
+    expect(r.verdict).toBe('clean');
+    const warning = r.tester.warnings.find((w) => w.includes('not deleted by the tester'));
+    expect(warning).toBe(
+      '2 delivered message(s) were not deleted by the tester, so not counted ok: ' +
+        '1 because its delete failed (last delete error: database error P0001: no delete of 2); ' +
+        '1 because its delete found no row (deleted by another client)',
+    );
+    const text = formatReport(r);
+    expect(text).toMatch(/^not deleted +2 +ack not found +1/m);
+    expect(text).toContain('not deleted examples: sender 0 seq 1 (id 2); sender 0 seq 2 (id 3)');
+    expect(text).toContain(`warning: ${warning}`);
+    expect(text).toMatch(/verdict {5}clean\n$/);
+  });
+
+  test('a clean run says nothing of them', () => {
+    const r = buildReport(cleanRun());
+    expect(r.counts).toMatchObject({ notDeleted: 0, ackFailed: 0, ackNotFound: 0 });
+    expect(formatReport(r)).not.toMatch(/not deleted/);
   });
 });

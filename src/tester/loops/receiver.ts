@@ -67,6 +67,7 @@ async function finishAck(ctx: LoopContext, slot: ReceiverSlot, inFlight: AckInFl
     succeeded(slot);
   } else {
     totals.calls.ackFailed += 1;
+    totals.lastAckError = errorText(o.error);
     if (!(await failed(ctx, slot, o.error, o.startUs))) return undefined;
   }
   const done = o.done;
@@ -76,9 +77,17 @@ async function finishAck(ctx: LoopContext, slot: ReceiverSlot, inFlight: AckInFl
   let acked = 0;
   for (const m of inFlight.ours) {
     const ok = doneSet ? doneSet.has(m.id) : done !== undefined && done.includes(m.id);
+    // Not removed: the call failed (an error), or it answered without this row (already gone).
+    let kind: EventKind = EventKind.ackOk;
     if (ok) acked += 1;
-    else totals.ackFailed += 1;
-    slot.record.events.push(ok ? EventKind.ackOk : EventKind.ackFailed, m.sender, m.seq, 0, 0, o.endUs, m.id, o.startUs);
+    else if (done === undefined) {
+      totals.ackFailed += 1;
+      kind = EventKind.ackFailed;
+    } else {
+      totals.ackNotFound += 1;
+      kind = EventKind.ackNotFound;
+    }
+    slot.record.events.push(kind, m.sender, m.seq, 0, 0, o.endUs, m.id, o.startUs);
   }
   totals.acknowledged += acked;
   recorder.counter.at(recorder.secondOf(o.endUs)).acknowledged += acked;
