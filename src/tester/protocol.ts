@@ -183,6 +183,11 @@ export interface WorkerTotals {
   readonly faultDeleted: number;
   /** After the warm-up: messages sent / delivered, and the first and last such moment (µs). */
   readonly measuredCount: number;
+  /**
+   * The calls measured (a sender's end of --duration counts as one: it ends the window). A
+   * rate needs two: one call's own time is not a throughput.
+   */
+  readonly measuredCalls: number;
   readonly measuredFirstUs: number;
   readonly measuredLastUs: number;
   readonly lastError: string | undefined;

@@ -35,6 +35,7 @@ const zeroTotals = () => ({
   listenFallbacks: 0,
   listenReconnects: 0,
   measuredCount: 0,
+  measuredCalls: 0,
   measuredFirstUs: Infinity,
   measuredLastUs: -Infinity,
   lastError: undefined as string | undefined,
@@ -128,6 +129,7 @@ export class Recorder {
   measured(count: number, firstUs: number, lastUs: number): void {
     const totals = this.totals;
     totals.measuredCount += count;
+    totals.measuredCalls += 1;
     if (firstUs < totals.measuredFirstUs) totals.measuredFirstUs = firstUs;
     if (lastUs > totals.measuredLastUs) totals.measuredLastUs = lastUs;
   }

@@ -5,6 +5,7 @@ import { EXAMPLE_CLASSES } from './checker.js';
 import { CLASS_WORDS } from './classes.js';
 import type { TesterReport } from './report.js';
 import { databaseLines } from './store-figures.js';
+import { givenRateText, rateText } from './warnings.js';
 
 const fmt = (n: number, digits = 2) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -80,6 +81,8 @@ function failoverLines(r: TesterReport): string[] {
 
 export function formatReport(r: TesterReport): string {
   const out: string[] = [];
+  const perSec = (role: 'send' | 'receive', n: number) =>
+    (r.throughput.noRate ?? []).includes(role) ? '– (one call: no rate)' : `${rateText(n)} msg/s`;
   const env = r.environment;
   const cfg = r.config;
   const partial =
@@ -113,7 +116,7 @@ export function formatReport(r: TesterReport): string {
       threadsText(cfg['threads']) +
       `, ${amount}, ` +
       `${String(cfg['sizeBytes'])} B bodies, batch ${String(cfg['batch'])}, vt ${String(cfg['vtSec'])} s` +
-      (Number(cfg['ratePerSec']) > 0 ? `, rate ${int(Number(cfg['ratePerSec']))}/s` : '') +
+      (Number(cfg['ratePerSec']) > 0 ? `, rate ${givenRateText(Number(cfg['ratePerSec']))}/s` : '') +
       (r.backlog ? `, max backlog ${int(r.backlog.max)}` : '') +
       (Number(cfg['warmupMs']) > 0 ? `, warm-up ${fmt(Number(cfg['warmupMs']) / 1000)} s` : ''),
   );
@@ -123,7 +126,7 @@ export function formatReport(r: TesterReport): string {
   out.push(`duration    ${fmt(r.durationMs / 1000)} s, run id ${r.runId}`);
   out.push('');
   out.push(
-    `throughput  send ${int(r.throughput.sendPerSec)} msg/s, receive ${int(r.throughput.receivePerSec)} msg/s` +
+    `throughput  send ${perSec('send', r.throughput.sendPerSec)}, receive ${perSec('receive', r.throughput.receivePerSec)}` +
       (r.backlog ? ` (senders waited for the backlog ${Math.round(r.backlog.senderWaitShare * 100)}% of the time)` : ''),
   );
   out.push('');

@@ -55,7 +55,13 @@ export interface TesterReport {
   readonly durationMs: number;
   /** foreign: distinct messages without this run's id seen (handed back, never deleted); foreignDeliveries: how often they were received. */
   readonly counts: CheckerCounts & { readonly foreign: number; readonly foreignDeliveries: number; readonly faultDeleted: number };
-  readonly throughput: { readonly sendPerSec: number; readonly receivePerSec: number };
+  /**
+   * msg/s: the messages measured after the warm-up over the window they were measured in,
+   * from the first call's start to the last call's end (a --duration run's senders: to the
+   * end of the duration). noRate: the roles measured in a single call, whose rate is no rate
+   * (0 here: one call's latency is not a throughput).
+   */
+  readonly throughput: { readonly sendPerSec: number; readonly receivePerSec: number; readonly noRate: readonly ('send' | 'receive')[] };
   /** --rate with --duration: messages due before the end that were never sent (behind schedule when the time was up); else null. */
   readonly scheduledNotSent: number | null;
   /** Calls by kind; receives that returned messages apart from empty and failed ones. */

@@ -113,13 +113,23 @@ export function buildReport(x: ReportInput): TesterReport {
   const summary = x.summary;
   const sum = (role: WorkerRole, f: (t: WorkerTotals) => number) =>
     results.filter(({ w }) => w.role === role).reduce((a, { r }) => a + f(r.totals), 0);
+  // Throughput: the messages measured (after the warm-up) over the window they were measured
+  // in, from the first call's start to the last call's end (a --duration run's senders: to the
+  // end of the duration; receivers: at least to the end of sending, they were receiving). One
+  // call has no rate (its own latency is not a throughput): 0, and the role is named in noRate.
+  // (All threads read the one monotonic clock, clock.ts.)
+  const noRate: ('send' | 'receive')[] = [];
+  const lastOf = (role: WorkerRole) =>
+    Math.max(...results.filter(({ w, r }) => w.role === role && r.totals.measuredCount > 0).map(({ r }) => r.totals.measuredLastUs));
   const rate = (role: WorkerRole) => {
     const rs = results.filter(({ w }) => w.role === role).map(({ r }) => r.totals);
     const n = rs.reduce((a, t) => a + t.measuredCount, 0);
+    const calls = rs.reduce((a, t) => a + t.measuredCalls, 0);
     const first = Math.min(...rs.map((t) => t.measuredFirstUs));
-    const last = Math.max(...rs.map((t) => t.measuredLastUs));
+    const last = role === 'receiver' ? Math.max(lastOf('receiver'), lastOf('sender')) : lastOf('sender');
     const sec = (last - first) / 1e6;
-    return n > 0 && sec > 0 ? n / sec : 0;
+    if (n > 0 && calls < 2) noRate.push(role === 'sender' ? 'send' : 'receive');
+    return n > 0 && calls >= 2 && sec > 0 ? n / sec : 0;
   };
 
   const workers: WorkerReport[] = results.map(({ w, r }) => ({
@@ -172,14 +182,14 @@ export function buildReport(x: ReportInput): TesterReport {
   const otherErrors = errorsOf('other');
   const scheduledNotSent = c.ratePerSec > 0 && c.durationMs !== undefined ? sum('sender', (t) => t.scheduledNotSent) : null;
   const peak = peakBacklog(x.series);
-  const throughput = { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')) };
+  const throughput = { sendPerSec: round2(rate('sender')), receivePerSec: round2(rate('receiver')), noRate };
   warnings.push(
     ...pacingWarnings({
       ratePerSec: c.ratePerSec,
       maxBacklog: c.maxBacklog,
       senders: c.senders,
       receivers: c.receivers,
-      sendPerSec: throughput.sendPerSec,
+      sendPerSec: noRate.includes('send') ? undefined : throughput.sendPerSec,
       peakBacklog: peak,
       endToEndP50Ms: lat.endToEnd.count > 0 ? lat.endToEnd.p50 : undefined,
       callsP50Ms: lat.send.p50 + lat.receive.p50,

@@ -112,8 +112,8 @@ export interface PacingFacts {
   readonly maxBacklog: number | undefined;
   readonly senders: number;
   readonly receivers: number;
-  /** Achieved send throughput after the warm-up (msg/s). */
-  readonly sendPerSec: number;
+  /** Achieved send throughput after the warm-up (msg/s); undefined: not measured (one call). */
+  readonly sendPerSec: number | undefined;
   /** The largest backlog (sent − received) at the end of a second. */
   readonly peakBacklog: number;
   /** End-to-end p50 (undefined: nothing received), and a send's plus a receive's p50 (ms). */
@@ -139,6 +139,10 @@ const STALLED_SEND_MS = 1000;
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const msText = (n: number) => (n >= 100 ? int(n) : String(round2(n)));
+/** A measured rate (msg/s): whole from 10 on, else to 2 decimals (0.5, not 1). */
+export const rateText = (n: number) => (n >= 10 ? int(n) : String(round2(n)));
+/** A --rate as given (0.5, 1,000). */
+export const givenRateText = (n: number) => (Number.isInteger(n) ? int(n) : String(n));
 
 /** What the senders' pace did to the figures: queueing in end-to-end latency, a --rate not reached. */
 export function pacingWarnings(f: PacingFacts): string[] {
@@ -158,7 +162,7 @@ export function pacingWarnings(f: PacingFacts): string[] {
         `use --rate or --max-backlog to measure the queue's own latency`,
     );
   }
-  if (f.ratePerSec > 0 && f.senders > 0 && f.sendPerSec < f.ratePerSec * RATE_REACHED_SHARE) {
+  if (f.ratePerSec > 0 && f.senders > 0 && f.sendPerSec !== undefined && f.sendPerSec < f.ratePerSec * RATE_REACHED_SHARE) {
     const slowest = f.slowestSendMs ?? 0;
     const failed = f.failedCalls ?? 0;
     const store = [
@@ -169,7 +173,7 @@ export function pacingWarnings(f: PacingFacts): string[] {
       store.length > 0
         ? `the sends waited on the store: ${store.join(', ')}; a stalled or unreachable server, not the tester`
         : 'the senders could not keep up; see the schedule lag';
-    out.push(`--rate was not reached: offered ${int(f.ratePerSec)} msg/s, achieved ${int(f.sendPerSec)} (${why})`);
+    out.push(`--rate was not reached: offered ${givenRateText(f.ratePerSec)} msg/s, achieved ${rateText(f.sendPerSec)} (${why})`);
   }
   // A stall the run came through (a server frozen for less than --timeout): nothing failed and
   // the senders caught up, so only the maxima would show it. Said once: a --rate not reached says it above.

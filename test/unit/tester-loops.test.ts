@@ -194,6 +194,21 @@ describe('tester loops in-process (SQLite)', () => {
     },
   );
 
+  // Before: the sender stopped at its last due send (1 s), not at the end of --duration.
+  test('--rate with --duration: the sender sends until the duration is over, not until its last due send (--rate 1 --duration 1.5s)', async () => {
+    const runStartUs = monoUs();
+    const sender = context(setupFor('sender', { batch: 1, ratePerSec: 1, durationMs: 1500 }), runStartUs);
+    await runSender(sender.ctx, 0, await open());
+    const elapsedMs = (monoUs() - runStartUs) / 1000;
+    const totals = sender.ctx.recorder.totals;
+    expect(totals.sent).toBe(2); // due at 0 s and 1 s
+    expect(elapsedMs).toBeGreaterThanOrEqual(1500);
+    expect(elapsedMs).toBeLessThan(2500);
+    // The measured window ends with the duration: 2 messages over 1.5 s.
+    expect(totals.measuredLastUs).toBe(runStartUs + 1_500_000);
+    expect(totals.measuredCalls).toBe(3);
+  });
+
   test('a receiver of an empty queue backs off, and a stop wakes it from its pause', async () => {
     const receiver = context(setupFor('receiver'));
     const loop = runReceiver(receiver.ctx, 0, await open());

@@ -64,6 +64,7 @@ const totals = (over: Partial<WorkerTotals>): WorkerTotals => ({
   listenReconnects: 0,
   faultDeleted: 0,
   measuredCount: 0,
+  measuredCalls: 0,
   measuredFirstUs: 0,
   measuredLastUs: 0,
   lastError: undefined,
@@ -99,7 +100,7 @@ function cleanRun(): ReportInput {
     result: {
       type: 'RESULT',
       histograms: histograms({ send: [1000, 2000, 3000] }),
-      totals: totals({ sent: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 1_000_000 }),
+      totals: totals({ sent: 3, calls, measuredCount: 3, measuredCalls: 3, measuredFirstUs: 0, measuredLastUs: 1_000_000 }),
       eventLoop,
     },
     reportedErrors: { connection: 0, other: 0 },
@@ -110,7 +111,15 @@ function cleanRun(): ReportInput {
     result: {
       type: 'RESULT',
       histograms: histograms({ endToEnd: [5000, 6000, 7000] }),
-      totals: totals({ received: 3, acknowledged: 3, calls, measuredCount: 3, measuredFirstUs: 0, measuredLastUs: 2_000_000 }),
+      totals: totals({
+        received: 3,
+        acknowledged: 3,
+        calls,
+        measuredCount: 3,
+        measuredCalls: 3,
+        measuredFirstUs: 0,
+        measuredLastUs: 2_000_000,
+      }),
       eventLoop,
     },
     reportedErrors: { connection: 0, other: 0 },
@@ -162,7 +171,7 @@ describe('buildReport', () => {
     expect(r.latency.endToEnd.max).toBeCloseTo(7, 1);
     expect(r.latency.endToEndService).toBeUndefined();
     expect(r.latencyFrom).toBe('send-start');
-    expect(r.throughput).toEqual({ sendPerSec: 3, receivePerSec: 1.5 });
+    expect(r.throughput).toEqual({ sendPerSec: 3, receivePerSec: 1.5, noRate: [] });
     expect(r.durationMs).toBe(2000);
     expect(r.drain).toEqual({ skipped: false, complete: true, timedOut: false, durationMs: 1000, settleMs: 0 });
     expect(r.tester).toEqual({
@@ -540,5 +549,60 @@ describe('messages the tester did not delete', () => {
     const r = buildReport(cleanRun());
     expect(r.counts).toMatchObject({ notDeleted: 0, ackFailed: 0, ackNotFound: 0 });
     expect(formatReport(r)).not.toMatch(/not deleted/);
+  });
+});
+
+describe('a fractional --rate, and throughput over the time that measures it', () => {
+  /** The clean run with the sender's measured messages, calls and window (µs) replaced. */
+  function withSends(x: ReportInput, count: number, calls: number, lastUs: number): ReportInput {
+    return {
+      ...x,
+      workers: x.workers.map((w) =>
+        w.role === 'sender' && w.result
+          ? {
+              ...w,
+              result: {
+                ...w.result,
+                totals: { ...w.result.totals, measuredCount: count, measuredCalls: calls, measuredFirstUs: 0, measuredLastUs: lastUs },
+              },
+            }
+          : w,
+      ),
+    };
+  }
+
+  // Before: "rate 1/s" in the run line and "send 1 msg/s" for --rate 0.5 (rounded to whole numbers).
+  test('--rate 0.5 --duration 6s: the rate as given, and 3 messages over the 6 s of sending are 0.5 msg/s, sent and received', () => {
+    const x = cleanRun();
+    const cfg = { ...config, messagesPerSender: undefined, durationMs: 6000, ratePerSec: 0.5 };
+    // Sends due at 0, 2 and 4 s; the window ends with the duration (3 calls and its end).
+    const r = buildReport(withSends({ ...x, config: cfg }, 3, 4, 6_000_000));
+    expect(r.config['ratePerSec']).toBe(0.5);
+    expect(r.throughput.sendPerSec).toBe(0.5);
+    expect(r.throughput.noRate).toEqual([]);
+    const text = formatReport(r);
+    expect(text).toMatch(/^run .*, rate 0\.5\/s/m);
+    // Received over the receivers' time, which lasted at least as long as the sending.
+    expect(r.throughput.receivePerSec).toBe(0.5);
+    expect(text).toMatch(/^throughput {2}send 0\.5 msg\/s, receive 0\.5 msg\/s$/m);
+    expect(r.tester.warnings.join('\n')).not.toMatch(/--rate was not reached/);
+  });
+
+  test('a --rate not reached says the offered rate as given', () => {
+    const x = cleanRun();
+    const cfg = { ...config, messagesPerSender: undefined, durationMs: 10_000, ratePerSec: 2.5 };
+    const r = buildReport(withSends({ ...x, config: cfg }, 5, 6, 10_000_000));
+    expect(r.tester.warnings.join('\n')).toMatch(/--rate was not reached: offered 2\.5 msg\/s, achieved 0\.5 /);
+  });
+
+  // Before: --messages 1 reported "sendPerSec": 56.66 (one message over its own call's latency).
+  test('one send call has no rate: 0 in the JSON, named in noRate, and the text says so', () => {
+    const r = buildReport(withSends(cleanRun(), 1, 1, 17_650));
+    expect(r.throughput.sendPerSec).toBe(0);
+    expect(r.throughput.noRate).toEqual(['send']);
+    expect(formatReport(r)).toMatch(/^throughput {2}send – \(one call: no rate\), receive 1\.5 msg\/s$/m);
+    // A --rate run of one message is not called "not reached" on that account.
+    const rated = buildReport(withSends({ ...cleanRun(), config: { ...config, ratePerSec: 10, messagesPerSender: 1 } }, 1, 1, 17_650));
+    expect(rated.tester.warnings.join('\n')).not.toMatch(/--rate was not reached/);
   });
 });

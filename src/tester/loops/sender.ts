@@ -47,7 +47,13 @@ export async function runSender(ctx: LoopContext, index: number, backend: Backen
       // Open loop: call k is due at start + k * interval whatever happened before; when
       // late we send at once and measure from the due time (coordinated omission).
       intendedUs = runStartUs + call * intervalUs;
-      if (intendedUs >= deadlineUs) break;
+      if (intendedUs >= deadlineUs) {
+        // The next send is due after the end: sending lasts the duration all the same (--rate 0.5
+        // --duration 6s sends at 0, 2 and 4 s and ends at 6 s), and so does the window the
+        // throughput is measured over (3 messages in 6 s: 0.5 msg/s).
+        if ((await waitUntil(deadlineUs, paceClock, exclusive)) && totals.measuredCount > 0) recorder.measured(0, deadlineUs, deadlineUs);
+        break;
+      }
       // Never early (that would hide queueing delay), and late as little as possible (pacer.ts).
       if (!(await waitUntil(intendedUs, paceClock, exclusive))) break;
     }
