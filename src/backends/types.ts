@@ -285,8 +285,8 @@ export interface Backend extends FifoTopicMethods {
    */
   connectionBudget?(): Promise<ConnectionBudget>;
 
-  /** Optional (pgmq): the counters of a queue's tables and the WAL position (StoreActivity). */
-  storeActivity?(queue: string): Promise<StoreActivity>;
+  /** Optional (pgmq): the counters of the queues' tables and the WAL position (StoreActivity). */
+  storeActivity?(queues: readonly string[]): Promise<StoreActivity>;
 
   /** Optional (pgmq): the server this backend's connection is on now (ServerIdentity). */
   serverIdentity?(): Promise<ServerIdentity>;

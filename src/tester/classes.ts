@@ -38,11 +38,15 @@ export const CLASS_WORDS: Readonly<Record<'ok' | ExampleClass, { readonly label:
   reordered: { label: 'reordered', meaning: 'FIFO: delivered before an earlier message of its group (same sender) was acknowledged' },
 };
 
-/** A message named in a report: sender and sequence, and the queue's id when a delivery showed it. */
+/**
+ * A message named in a report: sender and sequence, the queue's id of the message when a
+ * delivery showed it, and (--topic) the bound queue of the copy.
+ */
 export interface MessageRef {
   readonly sender: number;
   readonly seq: number;
   readonly id?: string;
+  readonly queue?: string;
 }
 
 export interface CheckerCounts {

@@ -147,7 +147,9 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       const { info, messagesBefore, receiveByRunId } = plan ? await prepareFanout(backend, c, plan) : await prepareQueue(backend, c, queue);
       listen = await enableListen(backend, c, plan ? plan.queues.map((name) => ({ name, created: true })) : [queue], info);
       await this.failover.noteMain(backend);
-      const activityBefore = await readActivity(backend, queue.name);
+      // The tables of every queue the run wrote to: --topic's bound queues, or the run's one.
+      const tablesOf = plan ? plan.queues : [queue.name];
+      const activityBefore = await readActivity(backend, tablesOf);
       if (c.hdrLogPath) this.hdrLog = HdrLog.open(c.hdrLogPath);
 
       // Ready before any worker runs: a worker that dies early is accounted for like any other.
@@ -203,7 +205,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       if (this.settleNote !== undefined) warnings.push(this.settleNote);
       const sent = collector.checker.ackedSends;
       const activityAfter = reachable
-        ? await readActivityAfter(backend, queue.name, activityBefore, {
+        ? await readActivityAfter(backend, tablesOf, activityBefore, {
             inserted: sent,
             deleted: collector.checker.ackedDeletes,
           })

@@ -236,11 +236,12 @@ export class FanoutTally {
   }
 }
 
-/** A lane's example as the reports show it: the real sender, and the queue in front of the id. */
+/** A lane's example as the reports show it: the real sender, the bound queue of the copy, and its message id. */
 export function fanoutExample(plan: FanoutSetup, ref: MessageRef): MessageRef {
   if (ref.sender < 0) return ref;
   const queue = plan.queues[Math.floor(ref.sender / plan.senders)] ?? '?';
-  return { sender: ref.sender % plan.senders, seq: ref.seq, id: ref.id === undefined ? queue : `${queue}#${ref.id}` };
+  const where = { sender: ref.sender % plan.senders, seq: ref.seq, queue };
+  return ref.id === undefined ? where : { ...where, id: ref.id };
 }
 
 /** The summary with its examples as the reports show them (fanoutExample). */

@@ -21,8 +21,11 @@ function table(rows: string[][], rightAlign: (col: number) => boolean): string[]
   );
 }
 
-export const refText = (r: MessageRef) =>
-  r.sender < 0 ? `id ${r.id ?? '?'}` : `sender ${r.sender} seq ${r.seq}${r.id === undefined ? '' : ` (id ${r.id})`}`;
+export function refText(r: MessageRef): string {
+  if (r.sender < 0) return `id ${r.id ?? '?'}`;
+  const where = [r.queue === undefined ? '' : `queue ${r.queue}`, r.id === undefined ? '' : `id ${r.id}`].filter(Boolean).join(', ');
+  return `sender ${r.sender} seq ${r.seq}${where ? ` (${where})` : ''}`;
+}
 
 /**
  * The text report. Everything in it comes from the run or the database; callers escape it

@@ -36,11 +36,14 @@ export interface DatabaseFigures {
   readonly settings: Readonly<Record<string, string>>;
 }
 
-/** The counters now, or undefined when the store has none or they cannot be read (the report goes on without). */
-export async function readActivity(backend: Backend, queue: string): Promise<StoreActivity | undefined> {
+/**
+ * The counters of the run's queues (--topic: every bound queue) now, or undefined when the
+ * store has none or they cannot be read (the report goes on without).
+ */
+export async function readActivity(backend: Backend, queues: readonly string[]): Promise<StoreActivity | undefined> {
   if (!backend.storeActivity) return undefined;
   try {
-    return await withDeadline(backend.storeActivity(queue), READ_DEADLINE_MS, 'reading the queue tables counters');
+    return await withDeadline(backend.storeActivity(queues), READ_DEADLINE_MS, 'reading the queue tables counters');
   } catch {
     return undefined;
   }
@@ -61,14 +64,14 @@ export interface ExpectedCounts {
  */
 export async function readActivityAfter(
   backend: Backend,
-  queue: string,
+  queues: readonly string[],
   before: StoreActivity | undefined,
   expected: ExpectedCounts,
 ): Promise<StoreActivity | undefined> {
   if (!before) return undefined;
   const deadline = Date.now() + STATS_SETTLE_MS;
   for (;;) {
-    const after = await readActivity(backend, queue);
+    const after = await readActivity(backend, queues);
     if (!after) return undefined;
     const grew = (key: 'inserted' | 'deleted') => sumOf(after, key, 'q_') - sumOf(before, key, 'q_');
     if ((grew('inserted') >= expected.inserted && grew('deleted') >= expected.deleted) || Date.now() >= deadline) return after;

@@ -93,6 +93,14 @@ describe.each(stores)('tester --topic on $name', (store) => {
     ]);
     expect(report.verdict).toBe('clean');
     expect(report.counts).toMatchObject({ sent: 400, ok: 400, lost: 0, unexpected: 0, doubleDequeued: 0, duplicated: 0 });
+    // What the run cost the database: every bound queue's tables (before: only the first's).
+    const tables = report.database?.tables ?? [];
+    expect(tables.map((t) => t.table).sort()).toEqual([`a_${qa}`, `a_${qb}`, `a_${qc}`, `q_${qa}`, `q_${qb}`, `q_${qc}`]);
+    expect(Object.fromEntries(tables.filter((t) => t.table.startsWith('q_')).map((t) => [t.table, t.inserted]))).toEqual({
+      [`q_${qa}`]: 100,
+      [`q_${qb}`]: 200,
+      [`q_${qc}`]: 100,
+    });
     // Queues dropped, bindings removed.
     expect(await query(url, 'SELECT queue_name FROM pgmq.meta WHERE queue_name = ANY($1::text[])', [[qa, qb, qc]])).toEqual([]);
     expect(await query(url, 'SELECT * FROM pgmq.test_routing($1)', [`${w}.us.old`])).toEqual([]);
@@ -153,10 +161,13 @@ describe.each(stores)('tester --topic on $name', (store) => {
       { queue: qc, patterns: [`${w}.us.*`], expected: 0, ok: 0, lost: 0, unexpected: 1, other: 0, notDeleted: 0 },
     ]);
     expect(report.counts).toMatchObject({ lost: deleted, unexpected: 1 });
-    expect(report.examples.unexpected).toEqual([
-      expect.objectContaining({ sender: 0, seq: 3, id: expect.stringMatching(new RegExp(`^${qc}#`)) }),
-    ]);
+    // The queue in a field of its own, the id the message's (before: id "qc#17", and a lost
+    // example's id was the queue name).
+    expect(report.examples.unexpected).toEqual([{ sender: 0, seq: 3, queue: qc, id: expect.stringMatching(/^\d+$/) }]);
     expect(report.examples.lost.length).toBe(deleted);
+    for (const ex of report.examples.lost) expect(ex).toEqual({ sender: expect.any(Number), seq: expect.any(Number), queue: qb });
+    const { formatReport } = await loadTester();
+    expect(formatReport(report)).toMatch(new RegExp(`^lost examples: sender \\d+ seq \\d+ \\(queue ${qb}\\)`, 'm'));
     expect(await query(url, 'SELECT queue_name FROM pgmq.meta WHERE queue_name = ANY($1::text[])', [[qa, qb, qc]])).toEqual([]);
   }, 120_000);
 });

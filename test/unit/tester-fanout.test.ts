@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { DeliveryChecker } from '../../src/tester/checker.js';
 import { FanoutTally, fanoutSummary, laneOf, recordFanoutSend, type FanoutPlan } from '../../src/tester/fanout.js';
+import { refText } from '../../src/tester/report-text.js';
 
 const BASE = 1_700_000_000_000;
 
@@ -50,7 +51,11 @@ describe('fan-out lanes', () => {
       { key: 'k0', queues: ['qa', 'qb'] },
       { key: 'k1', queues: ['qb'] },
     ]);
-    expect(s.examples.lost).toEqual([{ sender: 1, seq: 8, id: 'qa' }]);
-    expect(s.examples.unexpected).toEqual([{ sender: 1, seq: 3, id: 'qa#103' }]);
+    // The queue in a field of its own; the id is the message's (before: id 'qa', 'qa#103').
+    expect(s.examples.lost).toEqual([{ sender: 1, seq: 8, queue: 'qa' }]);
+    expect(s.examples.unexpected).toEqual([{ sender: 1, seq: 3, queue: 'qa', id: '103' }]);
+    expect(s.examples.notDeleted).toEqual([{ sender: 1, seq: 11, queue: 'qb' }]);
+    expect(refText(s.examples.lost[0]!)).toBe('sender 1 seq 8 (queue qa)');
+    expect(refText(s.examples.unexpected[0]!)).toBe('sender 1 seq 3 (queue qa, id 103)');
   });
 });

@@ -39,14 +39,14 @@ describe('readActivityAfter', () => {
 
   test("waits for the receivers' counts too, not only the senders' inserts", async () => {
     const backend = arriving(activity(600, 305, 300), activity(600, 600, 600));
-    const after = await readActivityAfter(backend, 't', activity(0, 0, 0), { inserted: 600, deleted: 600 });
+    const after = await readActivityAfter(backend, ['t'], activity(0, 0, 0), { inserted: 600, deleted: 600 });
     expect(after?.tables[0]).toMatchObject({ inserted: 600, updated: 600, deleted: 600 });
   });
 
   test('gives up waiting after its deadline and returns what it has', async () => {
     const backend = arriving(activity(600, 305, 300));
     const started = Date.now();
-    const after = await readActivityAfter(backend, 't', activity(0, 0, 0), { inserted: 600, deleted: 600 });
+    const after = await readActivityAfter(backend, ['t'], activity(0, 0, 0), { inserted: 600, deleted: 600 });
     expect(after?.tables[0]).toMatchObject({ deleted: 300 });
     expect(Date.now() - started).toBeLessThan(10_000);
   });

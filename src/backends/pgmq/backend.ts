@@ -345,8 +345,8 @@ export class PgmqBackend implements Backend {
     return server.connectionBudget(this.s);
   }
 
-  storeActivity(queue: string): Promise<StoreActivity> {
-    return server.storeActivity(this.s, queue);
+  storeActivity(queues: readonly string[]): Promise<StoreActivity> {
+    return server.storeActivity(this.s, queues);
   }
 
   serverIdentity(): Promise<ServerIdentity> {

@@ -66,9 +66,9 @@ export async function connectionBudget(s: PgmqSession): Promise<ConnectionBudget
   return { free: Math.max(0, free), maxConnections: r.max_conn, reserved, inUse: r.in_use, limitedBy, limit };
 }
 
-/** The counters of a queue's tables (q_ and a_, as pgmq names them: lower-cased) and the WAL position. */
-export async function storeActivity(s: PgmqSession, queue: string): Promise<StoreActivity> {
-  const name = queue.toLowerCase();
+/** The counters of the queues' tables (q_ and a_, as pgmq names them: lower-cased) and the WAL position. */
+export async function storeActivity(s: PgmqSession, queues: readonly string[]): Promise<StoreActivity> {
+  const names = queues.map((q) => q.toLowerCase());
   const rows = await s.run<{
     wal: number;
     settings: Record<string, string> | null;
@@ -81,7 +81,7 @@ export async function storeActivity(s: PgmqSession, queue: string): Promise<Stor
     autoanalyzes: string | null;
     table_bytes: string | null;
     index_bytes: string | null;
-  }>(sql.STORE_ACTIVITY([`q_${name}`, `a_${name}`]));
+  }>(sql.STORE_ACTIVITY(names.flatMap((name) => [`q_${name}`, `a_${name}`])));
   return {
     walBytes: Number(rows[0]?.wal ?? 0),
     settings: rows[0]?.settings ?? {},
