@@ -299,6 +299,25 @@ describe('testerWarnings', () => {
     expect(cpuShare({ user: 1_500_000, system: 500_000 }, 1000, 2)).toBe(1);
   });
 
+  test('messages not deleted by the tester: each reason, a delete error when there was one, and those never acknowledged', () => {
+    expect(
+      testerWarnings({
+        ...quiet,
+        notDeleted: { all: 6, ackFailed: 3, notFound: 1 },
+        lastAckError: 'database error 42501: permission denied',
+      }),
+    ).toEqual([
+      '6 delivered message(s) were not deleted by the tester, so not counted ok: ' +
+        '3 because their delete failed (last delete error: database error 42501: permission denied); ' +
+        '1 because its delete found no row (deleted by another client); ' +
+        '2 never acknowledged (the receivers stopped before deleting them)',
+    ]);
+    expect(testerWarnings({ ...quiet, notDeleted: { all: 1, ackFailed: 0, notFound: 0 } })).toEqual([
+      '1 delivered message(s) were not deleted by the tester, so not counted ok: 1 never acknowledged (the receivers stopped before deleting it)',
+    ]);
+    expect(testerWarnings({ ...quiet, notDeleted: { all: 0, ackFailed: 0, notFound: 0 } })).toEqual([]);
+  });
+
   test('backlog waits given up, foreign messages handed back, sends not drained', () => {
     expect(testerWarnings({ ...quiet, backlogStuck: 2 })).toEqual([
       '2 time(s) a sender waiting under --max-backlog went on anyway: nothing was received for 5 s (messages lost, or receivers that cannot receive)',

@@ -34,6 +34,9 @@ const base = { stoppedBecause: undefined, interrupted: false, senders: 2, receiv
 describe('decideVerdict (issue 13 item 19)', () => {
   test('clean, violations', () => {
     expect(decideVerdict(base)).toEqual({ verdict: 'clean', failure: null, partial: false });
+    // Delivered and not deleted by the tester: not the queue's violation (the report warns).
+    const undeleted = counts({ ok: 7, notDeleted: 3, notDeletedAckFailed: 3, acknowledged: 7, ackFailed: 3 });
+    expect(decideVerdict({ ...base, counts: undeleted, calls: { ...calls, ackFailed: 1 } }).verdict).toBe('clean');
     expect(decideVerdict({ ...base, counts: counts({ duplicated: 1 }) }).verdict).toBe('violations');
   });
   test('nothing worked: no send acknowledged, every call of a kind failed, nothing of the run received', () => {
