@@ -82,10 +82,14 @@ function failoverLines(r: TesterReport): string[] {
   return out;
 }
 
+/** A throughput as the reports show it: msg/s, or no rate when one call measured it. */
+export function perSecText(r: Pick<TesterReport, 'throughput'>, role: 'send' | 'receive'): string {
+  const t = r.throughput;
+  return (t.noRate ?? []).includes(role) ? '– (one call: no rate)' : `${rateText(role === 'send' ? t.sendPerSec : t.receivePerSec)} msg/s`;
+}
+
 export function formatReport(r: TesterReport): string {
   const out: string[] = [];
-  const perSec = (role: 'send' | 'receive', n: number) =>
-    (r.throughput.noRate ?? []).includes(role) ? '– (one call: no rate)' : `${rateText(n)} msg/s`;
   const env = r.environment;
   const cfg = r.config;
   const partial =
@@ -129,7 +133,7 @@ export function formatReport(r: TesterReport): string {
   out.push(`duration    ${fmt(r.durationMs / 1000)} s, run id ${r.runId}`);
   out.push('');
   out.push(
-    `throughput  send ${perSec('send', r.throughput.sendPerSec)}, receive ${perSec('receive', r.throughput.receivePerSec)}` +
+    `throughput  send ${perSecText(r, 'send')}, receive ${perSecText(r, 'receive')}` +
       (r.backlog ? ` (senders waited for the backlog ${Math.round(r.backlog.senderWaitShare * 100)}% of the time)` : ''),
   );
   out.push('');

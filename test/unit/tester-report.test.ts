@@ -9,6 +9,7 @@ import { encodeHistogram, HISTOGRAM_NAMES, newWorkerHistogram, recordUs } from '
 import type { WorkerTotals } from '../../src/tester/protocol.js';
 import { buildReport, type ReportInput, type ReportedWorker } from '../../src/tester/report.js';
 import { formatReport } from '../../src/tester/report-text.js';
+import { htmlReport } from '../../src/tester/html/html-report.js';
 import { cpuShare, LAG_WARN_MS, pacingWarnings, testerWarnings, type PacingFacts, type WarningFacts } from '../../src/tester/warnings.js';
 
 const config: TesterConfig = {
@@ -620,6 +621,8 @@ describe('a fractional --rate, and throughput over the time that measures it', (
     expect(r.throughput.sendPerSec).toBe(0);
     expect(r.throughput.noRate).toEqual(['send']);
     expect(formatReport(r)).toMatch(/^throughput {2}send – \(one call: no rate\), receive 1\.5 msg\/s$/m);
+    // The HTML report's header says the same (before: "send 0 msg/s").
+    expect(htmlReport(r)).toContain('send – (one call: no rate) · receive 1.5 msg/s');
     // A --rate run of one message is not called "not reached" on that account.
     const rated = buildReport(withSends({ ...cleanRun(), config: { ...config, ratePerSec: 10, messagesPerSender: 1 } }, 1, 1, 17_650));
     expect(rated.tester.warnings.join('\n')).not.toMatch(/--rate was not reached/);

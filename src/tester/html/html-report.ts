@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { CLASS_WORDS, EXAMPLE_CLASSES } from '../classes.js';
 import type { TesterReport } from '../report.js';
-import { formatReport, refText } from '../report-text.js';
+import { formatReport, perSecText, refText } from '../report-text.js';
 import { CHARTS_SCRIPT } from './charts-script.js';
 
 const require = createRequire(import.meta.url);
@@ -66,7 +66,7 @@ export function htmlReport(r: TesterReport, baseline?: unknown): string {
 <body>
 <h1>smq tester <span class="verdict v-${escapeHtml(r.verdict)}">${escapeHtml(r.verdict)}</span></h1>
 <div>${escapeHtml(r.environment['location'] as string)} · started ${escapeHtml(r.startedAt)} · ${(r.durationMs / 1000).toFixed(1)} s ·
-send ${r.throughput.sendPerSec.toLocaleString('en-US')} msg/s · receive ${r.throughput.receivePerSec.toLocaleString('en-US')} msg/s</div>
+send ${perSecText(r, 'send')} · receive ${perSecText(r, 'receive')}</div>
 <p class="legend-note">Shaded: warm-up (not in the statistics). Red lines: faults. Orange ticks: seconds with failed calls.${
     baseline === undefined ? '' : ' Dashed: the baseline run, second for second from its start.'
   }</p>
