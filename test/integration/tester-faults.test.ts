@@ -388,6 +388,13 @@ test('the checker: a dead sender’s unreported sends are uncertain when they ar
     [1, 5],
   ] as const)
     c.recordDelivery(s, q, t, t + 1000, `${s}-${q}`);
+  // The reported sends were also deleted by the tester: ok (delivered and not deleted is its own class).
+  for (const [s, q] of [
+    [0, 0],
+    [0, 1],
+    [1, 0],
+  ] as const)
+    c.recordAck(s, q, true, `${s}-${q}`);
   c.recordSenderLost(0);
   expect(c.summarize({ judgeLoss: true }).counts).toMatchObject({ ok: 3, uncertain: 1, unexpected: 1 });
 });
