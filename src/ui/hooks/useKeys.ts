@@ -17,6 +17,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useStdin, type Key } from 'ink';
 import { incompleteTail, isTyped, parseKeys, typedKey, type KeyEvent } from '../model/keyParse.js';
+import { markerTail, PASTE_END, PASTE_START, PASTE_WAIT_MS, pastedText } from '../model/paste.js';
 
 export type KeyHandler = (input: string, key: Key) => void;
 
@@ -35,21 +36,6 @@ export const ESC_WAIT_MS = 50;
 const MAX_QUEUED = 500;
 /** A run of typed characters longer than this is cut (a prompt's text is bounded anyway). */
 const MAX_RUN = 1 << 20;
-
-/**
- * Bracketed paste (xterm's mode 2004, which top turns on: run.tsx): the terminal wraps what
- * is pasted in these, so that its line breaks are not Enter and its letters not commands.
- */
-export const PASTE_START = '\u001b[200~';
-export const PASTE_END = '\u001b[201~';
-/** A paste whose end marker does not come within this long of its last read is taken as it is. */
-export const PASTE_WAIT_MS = 1000;
-
-/** How many characters at the end of `text` could be the start of `marker`. */
-function markerTail(text: string, marker: string): number {
-  for (let n = Math.min(marker.length - 1, text.length); n > 0; n--) if (marker.startsWith(text.slice(-n))) return n;
-  return 0;
-}
 
 /** A queued press, or a run of typed characters (input longer than one character), or a paste. */
 interface Queued {
@@ -284,8 +270,7 @@ export class KeyRouter {
         this.schedulePump();
         return;
       }
-      // One line of text for the prompt: its line breaks and tabs are spaces, not Enter.
-      input = head.input.replace(/\r\n|[\r\n\t]/g, ' ');
+      input = pastedText(head.input);
       key = NO_KEY;
     } else if (target.text && head.run) {
       // A prompt takes typed text in one go (a paste of 10 KB is one state change, not 10,000).
