@@ -8,6 +8,8 @@ import { usageError } from '../errors.js';
 export type DurationUnit = 'ms' | 's';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** Largest first: 1h30m and 2m5s are durations; 1m1m and 1s1m are typing mistakes, not sums. */
+const UNIT_ORDER = ['h', 'm', 's', 'ms'];
 const PART = /(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)/y;
 const BARE = /^(\d+(?:\.\d+)?|\.\d+)$/;
 
@@ -28,9 +30,11 @@ function scaled(digits: string, unitMs: number, targetMs: number): number {
   return (mantissa * unitMs) / (10 ** fraction.length * targetMs);
 }
 
-function badDuration(flag: string, text: string, bare: DurationUnit | null): Error {
+function badDuration(flag: string, text: string, bare: DurationUnit | null, unit: DurationUnit): Error {
   const bareIs = bare === null ? 'a unit is required' : `a bare number is ${bare === 's' ? 'seconds' : 'milliseconds'}`;
-  return usageError(`invalid --${flag} ${JSON.stringify(text)}`, `give a duration such as 30s, 1.5s, 500ms or 2m (${bareIs})`);
+  // A flag kept in seconds (--vt, --delay, --poll) is whole seconds where it lands: no 1.5s in its examples.
+  const examples = unit === 's' ? '30s, 2m or 1m30s' : '30s, 1.5s, 500ms or 2m';
+  return usageError(`invalid --${flag} ${JSON.stringify(text)}`, `give a duration such as ${examples} (${bareIs})`);
 }
 
 /**
@@ -53,8 +57,17 @@ export function parseDuration(flag: string, value: unknown, options: DurationOpt
     result = 0;
     PART.lastIndex = 0;
     let m: RegExpExecArray | null;
-    while (PART.lastIndex < text.length && (m = PART.exec(text)) !== null) result += scaled(m[1]!, UNIT_MS[m[2]!]!, targetMs);
-    if (text === '' || PART.lastIndex !== text.length) throw badDuration(flag, text, bare);
+    let rank = -1;
+    let ordered = true;
+    while (PART.lastIndex < text.length && (m = PART.exec(text)) !== null) {
+      const unitRank = UNIT_ORDER.indexOf(m[2]!);
+      if (unitRank <= rank) ordered = false;
+      rank = unitRank;
+      result += scaled(m[1]!, UNIT_MS[m[2]!]!, targetMs);
+    }
+    if (text === '' || PART.lastIndex !== text.length) throw badDuration(flag, text, bare, unit);
+    if (!ordered)
+      throw usageError(`invalid --${flag} ${JSON.stringify(text)}`, 'each unit at most once, largest first (1h30m, 2m5s, 1s500ms)');
   }
   if (!Number.isFinite(result)) throw usageError(`--${flag} ${JSON.stringify(text)} is too large`, 'give a shorter duration');
   return result;

@@ -277,7 +277,7 @@ const cases: Case[] = [
         name: `${kind}: --vt abc`,
         args: (w) => ['receive', w.queue, '--vt', 'abc', ...conn(w)],
         code: 2,
-        says: /^smq: invalid --vt "abc": give a duration such as 30s, 1\.5s, 500ms or 2m \(a bare number is seconds\)$/m,
+        says: /^smq: invalid --vt "abc": give a duration such as 30s, 2m or 1m30s \(a bare number is seconds\)$/m,
       },
       {
         name: `${kind}: --vt given twice`,
@@ -528,6 +528,13 @@ const cases: Case[] = [
     says: /not a SmoothMQ file/,
   },
   { name: 'a directory instead of a file', args: (w) => ['queues', '--sqlite', w.dir], code: 1 },
+  // /dev/null was "an empty SQLite database" with the advice to run smq init on it; init failed with an I/O error.
+  ...['queues', 'init'].map((command): Case => ({
+    name: `a device instead of a file (${command})`,
+    args: () => [command, '--sqlite', '/dev/null'],
+    code: 1,
+    says: /^smq: \/dev\/null is not a regular file \(a device, pipe or socket\), not an SQLite file: give the path of a SmoothMQ file$/m,
+  })),
   { name: 'an empty --sqlite path', args: () => ['queues', '--sqlite', ''], code: 2, says: /--sqlite/ },
   {
     name: 'a zero-byte file',

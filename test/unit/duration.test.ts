@@ -72,9 +72,18 @@ describe('parseDuration: the one parser for every duration flag', () => {
       const e = failure(() => parseDuration('vt', text, { unit: 's' }));
       expect(e.exitCode).toBe(2);
       expect(e.line()).toBe(
-        `invalid --vt ${JSON.stringify(text.trim())}: give a duration such as 30s, 1.5s, 500ms or 2m (a bare number is seconds)`,
+        `invalid --vt ${JSON.stringify(text.trim())}: give a duration such as 30s, 2m or 1m30s (a bare number is seconds)`,
       );
       expect(e.line()).not.toContain('\n');
+    },
+  );
+
+  test.each(['1m1m', '30s30s', '1s1m', '500ms2s', '1h1h1h', '2s1h'])(
+    '%j: a unit repeated or out of order is refused, not summed',
+    (text) => {
+      const e = failure(() => parseDuration('duration', text));
+      expect(e.exitCode).toBe(2);
+      expect(e.line()).toBe(`invalid --duration ${JSON.stringify(text)}: each unit at most once, largest first (1h30m, 2m5s, 1s500ms)`);
     },
   );
 

@@ -46,6 +46,12 @@ function preflight(path: string, options: OpenFileOptions): { exists: boolean } 
   }
   if (stat !== undefined) {
     if (stat.isDirectory()) throw connectionError(`${path} is a directory, not an SQLite file`, 'give the path of the file itself');
+    if (!stat.isFile()) {
+      throw connectionError(
+        `${path} is not a regular file (a device, pipe or socket), not an SQLite file`,
+        'give the path of a SmoothMQ file',
+      );
+    }
     try {
       fs.accessSync(path, fs.constants.R_OK);
     } catch (e) {
