@@ -108,6 +108,9 @@ describe('tester progress text', () => {
     expect(errorsText(s)).toBe('errors 12 (10 connection, 2 other) · failed sends 3');
     expect(messagesLeftText(snapshot)).toBe('500 left');
     expect(timeText({ ...s, elapsedMs: 31_050, phase: 'draining' })).toBe('31.0 s · --duration 30 s over');
+    // Stopped before its --duration (Ctrl-C, --messages reached): not "over".
+    expect(timeText({ ...s, elapsedMs: 2_050, phase: 'draining' })).toBe('2.0 s · sending stopped before --duration 30 s');
+    expect(timeText({ ...s, elapsedMs: 2_050, phase: 'stopping' })).toBe('2.0 s · sending stopped before --duration 30 s');
     const frame = render(<TesterProgress snapshot={s} title="smq tester" />).lastFrame() ?? '';
     expect(frame).toContain('8.3 s of 30 s · 21.7 s left · sending');
     expect(frame).toContain('receiver 1 lags: 0/s');

@@ -30,7 +30,10 @@ export const secondsText = (msValue: number) => {
 export function timeText(s: ProgressSnapshot): string {
   const elapsed = `${(Math.floor(s.elapsedMs / 100) / 10).toFixed(1)} s`;
   if (s.durationMs === undefined) return elapsed;
-  if (s.elapsedMs >= s.durationMs || s.phase !== 'sending') return `${elapsed} · --duration ${secondsText(s.durationMs)} over`;
+  if (s.elapsedMs >= s.durationMs) return `${elapsed} · --duration ${secondsText(s.durationMs)} over`;
+  // Ctrl-C, or --messages reached, before the duration ran out.
+  if (s.phase !== 'sending' && s.phase !== 'connecting')
+    return `${elapsed} · sending stopped before --duration ${secondsText(s.durationMs)}`;
   const left = Math.max(0, s.durationMs - s.elapsedMs);
   return `${elapsed} of ${secondsText(s.durationMs)} · ${secondsText(Math.ceil(left / 100) * 100)} left`;
 }
