@@ -215,12 +215,14 @@ export function formatReport(r: TesterReport): string {
   for (const w of r.tester.warnings) out.push(`warning: ${w}`);
   const gate = r.maxP99;
   if (gate) {
-    const { valueMs, limitMs } = gate;
+    const { valueMs } = gate;
+    // The limit as given (0.001 ms is not "0.00 ms").
+    const limitMs = String(gate.limitMs);
     out.push(
       valueMs === null
         ? // Nothing to judge is never a pass: said plainly, with the reason.
-          `--max-p99   not measured (no latency samples): ${gate.notMeasured ?? 'no message completed'}: the ${fmt(limitMs)} ms limit counts as missed`
-        : `--max-p99   ${fmt(valueMs)} ms ${gate.exceeded ? '>' : '<='} ${fmt(limitMs)} ms${gate.exceeded ? ' (EXCEEDED)' : ''}`,
+          `--max-p99   not measured (no latency samples): ${gate.notMeasured ?? 'no message completed'}: the ${limitMs} ms limit counts as missed`
+        : `--max-p99   ${fmt(valueMs)} ms ${gate.exceeded ? '>' : '<='} ${limitMs} ms${gate.exceeded ? ' (EXCEEDED)' : ''}`,
     );
   }
   if (r.hdrLog) out.push(`hdr log     ${r.hdrLog}`);

@@ -198,6 +198,11 @@ describe('buildReport', () => {
     expect(buildReport({ ...x, config: { ...config, maxP99Ms: 6 } }).maxP99).toMatchObject({ limitMs: 6, exceeded: true });
     const noReceiver = { ...x, workers: x.workers.filter((w) => w.role === 'sender'), config: { ...config, maxP99Ms: 6 } };
     expect(buildReport(noReceiver).maxP99).toMatchObject({ limitMs: 6, exceeded: false });
+    // The limit is shown as given: 0.001 ms was printed as "0.00 ms".
+    expect(formatReport(buildReport({ ...x, config: { ...config, maxP99Ms: 0.001 } }))).toMatch(
+      /^--max-p99 +[\d.]+ ms > 0\.001 ms \(EXCEEDED\)$/m,
+    );
+    expect(formatReport(buildReport({ ...x, config: { ...config, maxP99Ms: 60 } }))).toMatch(/^--max-p99 +[\d.]+ ms <= 60 ms$/m);
   });
 
   test('--max-p99 with no latency sample (every message sent within the warm-up) is not measured and counts as missed', () => {
