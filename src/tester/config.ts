@@ -11,6 +11,8 @@ export type Isolation = 'read-committed' | 'repeatable-read' | 'serializable';
 export const ISOLATIONS = ['read-committed', 'repeatable-read', 'serializable'] as const;
 export const DEQUEUE_STRATEGIES = ['safe', 'naive'] as const;
 export const ACK_MODES = ['delete', 'archive'] as const;
+/** --rate is at most this: far beyond any store, and a schedule a report can still count. */
+const MAX_RATE = 10_000_000;
 /** --groups is at most this (the header's values g0 … g<N-1>). */
 export const MAX_GROUPS = 1_000_000;
 
@@ -161,6 +163,7 @@ export function validateConfig(c: TesterConfig): void {
   // What PostgreSQL's integer (and so pgmq's vt) holds: refused here on both stores, not by every receive.
   if (c.vtSec > MAX_WHOLE) throw usageError(`--vt is at most ${MAX_WHOLE} s`, 'give a shorter visibility timeout');
   if (!(c.ratePerSec >= 0) || !Number.isFinite(c.ratePerSec)) throw usageError('--rate must be 0 or more messages per second');
+  if (c.ratePerSec > MAX_RATE) throw usageError(`--rate is at most ${MAX_RATE.toLocaleString('en-US')} messages per second`);
   if (c.maxBacklog !== undefined) {
     wholeAtLeast('max-backlog', c.maxBacklog, 1);
     if (c.maxBacklog > 2 ** 30) throw usageError('--max-backlog is at most 1073741824');

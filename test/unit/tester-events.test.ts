@@ -116,6 +116,8 @@ describe('config', () => {
     [{ ack: 'archive' as const }, /pgmq/],
     [{ batch: 0 }, /--batch/],
     [{ naivePauseMs: 5 }, /naive/],
+    // 1e20 ran, and its report claimed 100,000,000,000,000,000,000 sends due and never made.
+    [{ ratePerSec: 1e20 }, /^--rate is at most 10,000,000 messages per second$/],
   ])('rejects %o', (patch, message) => {
     expect(() => validateConfig({ ...base, ...patch })).toThrow(message);
   });
