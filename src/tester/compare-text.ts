@@ -13,6 +13,7 @@ const GROUP_TITLE: Record<string, string> = {
   endToEnd: 'end-to-end (ms)',
   endToEndService: 'end-to-end from the send (ms)',
   send: 'send (ms)',
+  sendService: 'send, the call alone (ms)',
   receive: 'receive (ms)',
   ack: 'ack (ms)',
   scheduleLag: 'schedule lag (ms)',

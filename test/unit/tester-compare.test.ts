@@ -19,6 +19,15 @@ function run(rate: number, jitter: number, p99 = 10, extra: Partial<ComparableRe
 }
 
 describe('tester compare', () => {
+  test("every latency group has a title with its unit, the rated runs' service and schedule rows too", () => {
+    const rated = (p99: number) =>
+      run(1000, 1, p99, {
+        latency: { endToEnd: lat(p99), endToEndService: lat(p99), send: lat(p99), sendService: lat(p99), scheduleLag: lat(1) },
+      });
+    const text = formatComparison(compareReports(rated(10), rated(10), 10), { file: 'a.json' }, { file: 'b.json' });
+    expect(text).not.toMatch(/sendService|endToEndService|scheduleLag/);
+    expect(text).toContain('send, the call alone (ms)');
+  });
   test('a throughput drop beyond the threshold is a regression; within it is not', () => {
     const c = compareReports(run(1000, 10), run(850, 10), 10);
     const receive = c.rows.find((r) => r.metric === 'receivePerSec')!;
