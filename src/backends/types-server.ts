@@ -45,6 +45,11 @@ export interface ServerIdentity {
  * after a tester run (what a run cost the database: WAL, dead tuples, growth).
  */
 export interface StoreActivity {
+  /**
+   * Whose counters these are: the server's address and port and when it started. Two reads
+   * with different values (a failover, a restart) cannot be subtracted. Null: not readable.
+   */
+  readonly server: string | null;
   /** The server's WAL position in bytes (pg_current_wal_lsn); only differences mean anything. */
   readonly walBytes: number;
   readonly tables: readonly TableActivity[];

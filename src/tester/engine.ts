@@ -26,7 +26,7 @@ import { buildReport, type StopSignal, type TesterReport } from './report.js';
 import { enableListen, restoreListen } from './listen.js';
 import { abandonRunQueue, dropRunQueue, prepareQueue, queuesLeft, runQueueName, type LeftQueue, type RunQueue } from './run-queue.js';
 import { planSettle } from './settle.js';
-import { databaseFigures, readActivity, readActivityAfter } from './store-figures.js';
+import { countersMoved, databaseFigures, readActivity, readActivityAfter } from './store-figures.js';
 import { afterRunCalls, END_CALL_HURRIED_MS, reconcile } from './verify.js';
 import { cleanUpFanout, FanoutTally, fanoutSummary, newFanoutPlan, prepareFanout, reconcileFanout, type FanoutPlan } from './fanout.js';
 
@@ -210,6 +210,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
             deleted: collector.checker.ackedDeletes,
           })
         : undefined;
+      const moved = countersMoved(activityBefore, activityAfter);
+      if (moved !== undefined) warnings.push(moved);
       const notDropped = await dropRunQueue(backend, c, queue, calls, reachable);
       if (notDropped !== undefined) warnings.push(notDropped);
       const notRestored = reachable ? await restoreListen(backend, listen?.setup) : undefined;

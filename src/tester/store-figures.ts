@@ -73,6 +73,8 @@ export async function readActivityAfter(
   for (;;) {
     const after = await readActivity(backend, queues);
     if (!after) return undefined;
+    // Another server's counters (a failover) will never show the run's counts: no wait.
+    if (countersMoved(before, after) !== undefined) return after;
     const grew = (key: 'inserted' | 'deleted') => sumOf(after, key, 'q_') - sumOf(before, key, 'q_');
     if ((grew('inserted') >= expected.inserted && grew('deleted') >= expected.deleted) || Date.now() >= deadline) return after;
     await new Promise((r) => setTimeout(r, STATS_POLL_MS));
@@ -82,8 +84,21 @@ export async function readActivityAfter(
 const sumOf = (a: StoreActivity, key: keyof TableActivity, prefix: string) =>
   a.tables.filter((t) => t.table.startsWith(prefix)).reduce((s, t) => s + Number(t[key]), 0);
 
+/**
+ * Why there are no figures when the counters before and after the run are two servers'
+ * (a failover, a restart: each counts from its own start); undefined when they are one's.
+ */
+export function countersMoved(before: StoreActivity | undefined, after: StoreActivity | undefined): string | undefined {
+  if (!before || !after || before.server === after.server) return undefined;
+  const where = (a: StoreActivity) => a.server ?? 'a server that did not say which';
+  return (
+    `no database figures: the counters were read on ${where(before)} before the run and on ${where(after)} after it ` +
+    '(a failover or a restart), and counters of two servers do not subtract'
+  );
+}
+
 export function databaseFigures(before: StoreActivity | undefined, after: StoreActivity | undefined, sent: number): DatabaseFigures | null {
-  if (!before || !after) return null;
+  if (!before || !after || countersMoved(before, after) !== undefined) return null;
   const walBytes = Math.max(0, after.walBytes - before.walBytes);
   const tables = after.tables.map((a): TableChange => {
     const b = before.tables.find((t) => t.table === a.table);

@@ -46,6 +46,14 @@ test('zero lost, zero resurrected; sends waiting for the standby when the primar
   expect(r.code).toBe(0);
   expect(report.servers.failover).toBe(true);
   expect(report.servers.readBackOn).toMatchObject({ server: `127.0.0.1:${standby.port}`, timeline: 2 });
+  // The tables' counters before the run were the old primary's, after it the new one's: no figures, and why.
+  expect(report.database).toBeNull();
+  expect(report.tester.warnings.join('\n')).toMatch(
+    new RegExp(
+      `^no database figures: the counters were read on 127\\.0\\.0\\.1:${primary.port}, up since .* and on 127\\.0\\.0\\.1:${standby.port}, up since .* \\(a failover or a restart\\)`,
+      'm',
+    ),
+  );
 
   // The servers agree: whatever the old primary committed and the new one lacks was never
   // acknowledged (an uncertain send, or a receive or archive whose commit waited).

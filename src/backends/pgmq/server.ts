@@ -71,6 +71,7 @@ export async function storeActivity(s: PgmqSession, queues: readonly string[]): 
   const names = queues.map((q) => q.toLowerCase());
   const rows = await s.run<{
     wal: number;
+    server: string | null;
     settings: Record<string, string> | null;
     table: string | null;
     inserted: string | null;
@@ -83,6 +84,7 @@ export async function storeActivity(s: PgmqSession, queues: readonly string[]): 
     index_bytes: string | null;
   }>(sql.STORE_ACTIVITY(names.flatMap((name) => [`q_${name}`, `a_${name}`])));
   return {
+    server: rows[0]?.server ?? null,
     walBytes: Number(rows[0]?.wal ?? 0),
     settings: rows[0]?.settings ?? {},
     tables: rows

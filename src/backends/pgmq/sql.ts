@@ -271,6 +271,8 @@ export const HEALTH: Query = {
 /** A queue's tables' counters and sizes, and the WAL position ($1: the table names). */
 export const STORE_ACTIVITY = (tables: readonly string[]): Query => ({
   text: `SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END, '0/0')::float8 AS wal,
+        concat(host(inet_server_addr()), ':', current_setting('port'), ', up since ',
+          to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US"Z"')) AS server,
         (SELECT json_object_agg(name, setting ORDER BY name) FROM pg_settings
           WHERE name IN ('synchronous_commit', 'fsync', 'full_page_writes', 'wal_level', 'synchronous_standby_names', 'autovacuum')) AS settings,
         c.relname::text AS table, s.n_tup_ins AS inserted, s.n_tup_upd AS updated, s.n_tup_del AS deleted,
