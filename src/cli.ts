@@ -74,10 +74,29 @@ function takesNoValue(y: Argv<any>, name: string): boolean {
   return boolean.some((b) => names.has(b)) || name === 'help' || name === 'h' || name === 'version';
 }
 
-export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
-  // The first word that names a command (the first word that is no option may be an option's value).
+/** The help to point at: the first word that names a command (the first word that is no option may be an option's value). */
+function helpForOf(argv: readonly string[]): string {
   const command = argv.find((a) => commandNames.has(a));
-  const helpFor = command !== undefined ? `smq ${command} --help` : 'smq --help';
+  return command !== undefined ? `smq ${command} --help` : 'smq --help';
+}
+
+/**
+ * yargs-parser's words for an option given no value (`smq peek q --limit`, or `--limit -- 2`:
+ * see commands/operands.ts, or `--limit -h`); the key is the name as typed (-n, not --limit).
+ */
+const valuelessKey = (message: string | undefined) =>
+  (message && /^Not enough arguments following: (\S+)$/.exec(message)?.[1]) || undefined;
+
+/** The error yargs-parser left on the last parse (yargs' `parsed`, left out of its types), if any. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
+const parseErrorOf = (y: Argv<any>) =>
+  ((y as unknown as { parsed?: { error?: Error | null } | false }).parsed || undefined)?.error?.message;
+
+const needsValue = (key: string, helpFor: string) => usageError(`${flagOf(key)} needs a value`, `see '${helpFor}'`);
+
+export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
+  const command = argv.find((a) => commandNames.has(a));
+  const helpFor = helpForOf(argv);
   let parser = globalOptions(yargs())
     .scriptName('smq')
     .usage('smq <command> [options]\n\nMessage queues in a database: pgmq on PostgreSQL, SmoothMQ on SQLite.')
@@ -97,10 +116,8 @@ export function buildParser(argv: readonly string[], io: Io, operands: Operands 
       refuseRepeatedWords(argv, optionsOf(parser).alias);
     }, true)
     .fail((message, error) => {
-      // yargs-parser's words for an option given no value (`smq peek q --limit`, or `--limit -- 2`:
-      // see commands/operands.ts); the key is the name as typed (-n, not --limit).
-      const valueless = error && /^Not enough arguments following: (\S+)$/.exec(error.message);
-      if (valueless) throw usageError(`${flagOf(valueless[1]!)} needs a value`, `see '${helpFor}'`);
+      const valueless = valuelessKey(error?.message);
+      if (valueless !== undefined) throw needsValue(valueless, helpFor);
       if (error) throw error;
       const text = operands.restore(oneLine(message ?? 'invalid arguments'));
       // `smq --url receive orders`: the option took the command's name as its value.
@@ -147,10 +164,16 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   const exit: ExitHolder = { code: 0 };
   let shown = '';
   let unknown: string[] | undefined;
+  let valueless: string | undefined;
   const operands = protectOperands(argv, namesNoCommand);
+  const parser = buildParser(argv, io, operands);
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
-  await buildParser(argv, io, operands).parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
+  await parser.parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
     shown = output;
+    // yargs shows the help (or the version) before it reports an option without a value: in
+    // `--queue -dash` or `--limit -h` the word is read as flags (-d -a -s -h), h is --help, and
+    // the run or the CI gate would end with the help and exit 0. The missing value is the mistake.
+    if (output) valueless = valuelessKey(parseErrorOf(parser));
     // yargs shows the help and the version before it looks at the command: `smq bogus --help`,
     // `smq tester comapre --help` and `smq bogus --version` are still mistyped commands (as in kubectl).
     if (output) unknown = unknownCommand(args._.map((w) => operands.restore(String(w))));
@@ -158,6 +181,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   // The same line as `smq bogus` (`smq tester comapre`), from the same place (no handler runs:
   // it is no command). After '--', so that a word given there as '-x' stays a word.
   if (unknown !== undefined) return main([...unknown.slice(0, -1), '--', ...unknown.slice(-1)], io);
+  if (valueless !== undefined) throw needsValue(valueless, helpForOf(argv));
   if (shown) io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
   return exit.code;
 }

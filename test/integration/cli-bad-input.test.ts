@@ -514,6 +514,35 @@ const cases: Case[] = [
     },
   ]),
 
+  // A word starting with '-' after an option that takes a value is no value (a getopt-style
+  // bundle of flags to yargs): `--queue -dash` once read as -d -a -s -h and showed the help,
+  // exit 0; a CI gate `--max-regression -h` passed without comparing.
+  ...(
+    [
+      [
+        'tester --queue -dash',
+        (w) => ['tester', ...sqlite(w), '--messages', '5', '--queue', '-dash'],
+        /^smq: --queue needs a value: see 'smq tester --help'$/m,
+      ],
+      ['tester --run-id -hx', (w) => ['tester', ...sqlite(w), '--messages', '5', '--run-id', '-hx'], /^smq: --run-id needs a value/],
+      ['tester --html --help', (w) => ['tester', ...sqlite(w), '--messages', '5', '--html', '--help'], /^smq: --html needs a value/],
+      [
+        'tester --queue --version',
+        (w) => ['tester', ...sqlite(w), '--messages', '5', '--queue', '--version'],
+        /^smq: --queue needs a value/,
+      ],
+      [
+        'tester compare --max-regression -h',
+        () => ['tester', 'compare', 'a.json', 'c.json', '--max-regression', '-h'],
+        /^smq: --max-regression needs a value: see 'smq tester --help'$/m,
+      ],
+      ['peek --limit -h', (w) => ['peek', w.queue, '--limit', '-h', ...sqlite(w)], /^smq: --limit needs a value: see 'smq peek --help'$/m],
+      ['peek -n -h', (w) => ['peek', w.queue, '-n', '-h', ...sqlite(w)], /^smq: -n needs a value/],
+      ['drop --timeout -h', (w) => ['drop', w.queue, '--yes', '--timeout', '-h', ...sqlite(w)], /^smq: --timeout needs a value/],
+      ['--sqlite -h before the command', () => ['--sqlite', '-h', 'queues'], /^smq: --sqlite needs a value/],
+    ] satisfies [string, (w: World) => string[], RegExp][]
+  ).map(([name, args, says]): Case => ({ name: `a word like -h as a value: ${name}`, args, code: 2, says })),
+
   // SQLite files.
   {
     name: 'a file that is not SQLite',
@@ -631,6 +660,18 @@ describe('bad input', () => {
     } finally {
       chmodSync(locked, 0o700);
     }
+  });
+
+  test("-h as a word of its own still shows the help; the = form gives an option a value starting with '-'", async () => {
+    const help = await runCli(['peek', world.queue, '-h', '--sqlite', world.sqlite]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^smq peek <queue>\n/);
+    const limit = await runCli(['peek', world.queue, '--limit=-h', '--sqlite', world.sqlite]);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toBe('smq: --limit must be a whole number of 1 or more: for example --limit 20\n');
+    const runId = await runCli(['tester', '--sqlite', world.sqlite, '--messages', '5', '--run-id=-hx']);
+    expect(runId.code).toBe(2);
+    expect(runId.stderr).toMatch(/^smq: --run-id must be 4 to 64 letters/);
   });
 
   test('SMQ_DEBUG=1 adds the stack, still without the password', async () => {
