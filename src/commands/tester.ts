@@ -1,9 +1,9 @@
 // smq tester: a load test with a delivery-correctness verdict. The handler converts the
 // command line into a TesterConfig and calls runTester(); the engine lives in src/tester,
 // the live view in src/ui/tester.
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { ExitCode, SmqError, usageError } from '../errors.js';
 import { escapeControl, escapeControlKeepNewlines } from '../text/escape.js';
@@ -15,6 +15,7 @@ import { plainProgressLine } from '../ui/tester/format.js';
 import { readReport, testerCompareCommand } from './tester-compare.js';
 import { quitNow } from './tester-quit.js';
 import { testerConfigFrom, type TesterArgs } from './tester-config.js';
+import { checkReportFiles } from './tester-outputs.js';
 
 export type { TesterArgs } from './tester-config.js';
 import { loadTesterScreen } from '../ui/ink-caches.js';
@@ -49,18 +50,6 @@ const EXIT_CODES_HELP = [
   '  130  interrupted: Ctrl-C (143 SIGTERM, 129 SIGHUP)',
 ].join('\n');
 
-/** A file the run will write at its end: refused before the run when its folder cannot take it. */
-function checkWritable(flag: string, path: string): void {
-  const dir = dirname(resolve(path));
-  try {
-    accessSync(dir, constants.W_OK);
-  } catch {
-    throw usageError(`--${flag} ${escapeControl(path)}: cannot write in ${escapeControl(dir)}`, 'give a path in a folder you can write to');
-  }
-  if (existsSync(path) && statSync(path).isDirectory())
-    throw usageError(`--${flag} ${escapeControl(path)} is a folder`, 'give a file name');
-}
-
 export async function runTester(argv: TesterArgs): Promise<number> {
   const io = ioOf(argv);
   // The text report unless JSON is asked for: ndjson is the same document on one line.
@@ -79,7 +68,11 @@ export async function runTester(argv: TesterArgs): Promise<number> {
   });
   try {
     const config = testerConfigFrom(argv, target, embedded);
-    if (argv.html !== undefined) checkWritable('html', argv.html);
+    const reportFiles = [
+      ...(argv.html === undefined ? [] : [{ flag: 'html', path: String(argv.html) } as const]),
+      ...(argv.hdrLog === undefined ? [] : [{ flag: 'hdr-log', path: String(argv.hdrLog) } as const]),
+    ];
+    checkReportFiles(reportFiles, { target, baseline: argv.baseline, stdoutFd: io.stdout === process.stdout ? 1 : undefined });
     if (argv.baseline !== undefined && argv.html === undefined) throw usageError('--baseline draws on the HTML report', 'add --html FILE');
     const baseline = argv.baseline === undefined ? undefined : readReport(argv.baseline);
     if (embedded) {

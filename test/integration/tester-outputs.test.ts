@@ -1,0 +1,113 @@
+// The files `smq tester` writes (--html, --hdr-log), through the built binary: a path that
+// would destroy something or cannot take a report is refused before the run (one line, exit 2,
+// nothing written, the store as it was).
+import { execFileSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BIN, cleanEnv, ensureBuilt, runCli } from '../helpers/run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'smq-tester-outputs-'));
+const store = join(dir, 'store.db');
+const otherDb = join(dir, 'other.db');
+const baseline = join(dir, 'base.json');
+
+beforeAll(async () => {
+  ensureBuilt();
+  const init = await runCli(['init', '--sqlite', store]);
+  expect(init.code, init.stderr).toBe(0);
+  const other = new Database(otherDb);
+  other.exec("CREATE TABLE notes (body text); INSERT INTO notes VALUES ('keep me')");
+  other.close();
+  writeFileSync(baseline, '{"not": "read before the refusal"}\n');
+  symlinkSync(store, join(dir, 'link-to-store.db'));
+  execFileSync('mkfifo', [join(dir, 'fifo')]);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Every file of the folder with its bytes (the fifo as a name only). */
+function contents(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).sort()) out[name] = name === 'fifo' ? 'fifo' : readFileSync(join(dir, name)).toString('base64');
+  return out;
+}
+
+const run = ['tester', '--sqlite', store, '--messages', '5'];
+
+describe('smq tester: report files refused before the run', () => {
+  test.each([
+    ['--html the store itself', ['--html', store], /^smq: --html \S+store\.db is the SQLite store under test: /],
+    ['--hdr-log the store itself', ['--hdr-log', store], /^smq: --hdr-log \S+store\.db is the SQLite store under test: /],
+    [
+      '--html the store by another path',
+      ['--html', join(dir, '..', dir.split('/').at(-1)!, '.', 'store.db')],
+      /is the SQLite store under test/,
+    ],
+    ['--html a symlink to the store', ['--html', join(dir, 'link-to-store.db')], /is the SQLite store under test/],
+    ["--html the store's -wal", ['--html', `${store}-wal`], /^smq: --html \S+store\.db-wal is the SQLite store's write-ahead log: /],
+    ["--hdr-log the store's -shm", ['--hdr-log', `${store}-shm`], /is the SQLite store's shared-memory file/],
+    ["--html the store's -journal", ['--html', `${store}-journal`], /is the SQLite store's rollback journal/],
+    [
+      '--html and --hdr-log the same file',
+      ['--html', join(dir, 'out'), '--hdr-log', join(dir, '.', 'out')],
+      /^smq: --html and --hdr-log name the same file \S+out: give each its own file$/m,
+    ],
+    ['--html the --baseline file', ['--html', baseline, '--baseline', baseline], /^smq: --html \S+base\.json is the --baseline file: /],
+    ['--html another SQLite database', ['--html', otherDb], /^smq: --html \S+other\.db is an SQLite database: /],
+    ["--html ''", ['--html', ''], /^smq: --html was given an empty file name: /],
+    ["--hdr-log ''", ['--hdr-log', ''], /^smq: --hdr-log was given an empty file name: /],
+    ['--html /dev/full', ['--html', '/dev/full'], /^smq: --html \/dev\/full is a character device, not a regular file: /],
+    ['--hdr-log /dev/null', ['--hdr-log', '/dev/null'], /^smq: --hdr-log \/dev\/null is a character device, not a regular file/],
+    ['--html /proc/version', ['--html', '/proc/version'], /^smq: --html \/proc\/version is a file of the kernel's proc filesystem/],
+    [
+      '--html a new file in /proc',
+      ['--html', '/proc/smq-report.html'],
+      /^smq: --html \/proc\/smq-report\.html is a file of the kernel's proc/,
+    ],
+    ['--hdr-log a fifo', ['--hdr-log', join(dir, 'fifo')], /^smq: --hdr-log \S+fifo is a FIFO, not a regular file/],
+    ['--html a folder', ['--html', dir], /^smq: --html \S+ is a folder: /],
+  ])('%s: one line, exit 2, nothing written', async (_name, args, says) => {
+    const before = contents();
+    const r = await runCli([...run, ...args]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n'), 'one line on stderr').toHaveLength(1);
+    expect(r.stderr).toMatch(says);
+    expect(contents()).toEqual(before);
+  });
+
+  test('--html to the file stdout is redirected to: refused (the HTML would replace the text report)', async () => {
+    const out = join(dir, 'stdout.txt');
+    const fd = openSync(out, 'w');
+    try {
+      const r = execFileSync(process.execPath, [BIN, ...run, '--html', out], {
+        env: cleanEnv(),
+        stdio: ['ignore', fd, 'pipe'],
+        encoding: 'utf8',
+      });
+      expect.unreachable(`exit 0: ${r}`);
+    } catch (e) {
+      const err = e as { status?: number; stderr?: string };
+      expect(err.status).toBe(2);
+      expect(err.stderr).toMatch(/^smq: --html \S+stdout\.txt is the file stdout goes to: /);
+    } finally {
+      closeSync(fd);
+      rmSync(out, { force: true });
+    }
+  });
+
+  test('a new file next to the store, and an existing report file, are still written', async () => {
+    const html = join(dir, 'new.html');
+    const hdr = join(dir, 'old.hlog');
+    writeFileSync(hdr, 'an earlier log\n');
+    const r = await runCli([...run, '--html', html, '--hdr-log', hdr], { timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>/i);
+    expect(readFileSync(hdr, 'utf8')).toMatch(/^#\[Histogram log format version/);
+    expect(existsSync(store)).toBe(true);
+    rmSync(html);
+    rmSync(hdr);
+  });
+});
