@@ -2,8 +2,21 @@
 // judged before the run: a path that would destroy something (the store under test, its
 // companions, another SQLite database, the --baseline, the file stdout goes to, the other
 // report) or that cannot hold a report (empty, a device, a FIFO, a kernel file) is refused
-// with one line (exit 2) before anything is created or written.
-import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs';
+// with one line (exit 2) before anything is created or written. A write that fails anyway
+// (a full disk) is said in one line naming the flag, the file and the reason.
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { usageError } from '../errors.js';
 import { escapeControl } from '../text/escape.js';
@@ -156,4 +169,27 @@ export function checkReportFiles(files: readonly ReportFile[], run: RunFiles): v
     seen.set(id, file);
   }
   for (const file of files) checkOne(file);
+}
+
+const WHAT = { html: 'the HTML report', 'hdr-log': 'the HdrHistogram log' } as const;
+
+/** "no space left on device" from Node's "ENOSPC: no space left on device, write". */
+const reasonOf = (e: unknown) => {
+  const message = e instanceof Error ? e.message : String(e);
+  return /^E[A-Z0-9]+: ([^,]+)/.exec(message)?.[1] ?? message;
+};
+
+/** The line on stderr for a report file the run could not write (the report on stdout stands). */
+export function unwrittenReportLine(file: ReportFile, e: unknown): string {
+  return `smq tester: could not write ${WHAT[file.flag]} to ${escapeControl(file.path)} (--${file.flag}): ${escapeControl(reasonOf(e))}\n`;
+}
+
+/** Writes a report file after the run: undefined when written, else the line that says why not. */
+export function writeReportFile(file: ReportFile, content: string): string | undefined {
+  try {
+    writeFileSync(file.path, content);
+    return undefined;
+  } catch (e) {
+    return unwrittenReportLine(file, e);
+  }
 }

@@ -1,7 +1,7 @@
 // smq tester: a load test with a delivery-correctness verdict. The handler converts the
 // command line into a TesterConfig and calls runTester(); the engine lives in src/tester,
 // the live view in src/ui/tester.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
@@ -15,7 +15,7 @@ import { plainProgressLine } from '../ui/tester/format.js';
 import { readReport, testerCompareCommand } from './tester-compare.js';
 import { quitNow } from './tester-quit.js';
 import { testerConfigFrom, type TesterArgs } from './tester-config.js';
-import { checkReportFiles } from './tester-outputs.js';
+import { checkReportFiles, unwrittenReportLine, writeReportFile } from './tester-outputs.js';
 
 export type { TesterArgs } from './tester-config.js';
 import { loadTesterScreen } from '../ui/ink-caches.js';
@@ -39,11 +39,18 @@ export function exitCodeOf(report: Pick<TesterReport, 'interrupted' | 'interrupt
   return ExitCode.ok;
 }
 
+/**
+ * A report file (--html, --hdr-log) asked for and not written fails a clean run (1); a verdict
+ * of its own (4, 5, a signal's) is the more telling code and stays, the line on stderr says the rest.
+ */
+const exitCodeWith = (verdictCode: number, unwritten: boolean) =>
+  unwritten && verdictCode === ExitCode.ok ? ExitCode.failure : verdictCode;
+
 /** What `smq tester --help` says about exit codes (the README has the same table). */
 const EXIT_CODES_HELP = [
   'Exit codes:',
   '  0    clean: every message accounted for, thresholds met',
-  '  1    could not run: the store unreachable or refusing, a worker crashed, nothing worked, a drain found no message of its run id',
+  "  1    could not run: the store unreachable or refusing, a worker crashed, nothing worked, a drain found no message of its run id; or a clean run's --html or --hdr-log file not written (4 and 5 stay)",
   '  2    bad usage',
   '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected, group overlap, reordered, split brain)',
   '  5    --max-p99 missed, or not measured (no latency samples); the verdict is otherwise clean',
@@ -139,10 +146,18 @@ export async function runTester(argv: TesterArgs): Promise<number> {
     if (format === 'ndjson') io.stdout.write(toJsonLine(report));
     else if (json) io.stdout.write(toJsonDocument(report));
     else io.stdout.write(escapeControlKeepNewlines(formatReport(report)));
-    if (argv.html !== undefined) {
-      writeFileSync(argv.html, htmlReport(report, baseline));
-      io.stderr.write(`smq tester: the HTML report is in ${escapeControl(argv.html)}\n`);
+    // A report file that could not be written is said, and the verdict's own code kept (see exitCodeWith).
+    const unwritten: string[] = [];
+    const htmlFile = reportFiles.find((f) => f.flag === 'html');
+    if (htmlFile) {
+      const failed = writeReportFile(htmlFile, htmlReport(report, baseline));
+      if (failed === undefined) io.stderr.write(`smq tester: the HTML report is in ${escapeControl(htmlFile.path)}\n`);
+      else unwritten.push(failed);
     }
+    const hdrFile = reportFiles.find((f) => f.flag === 'hdr-log');
+    const hdrFailure = run.hdrLogFailure();
+    if (hdrFile && hdrFailure) unwritten.push(unwrittenReportLine(hdrFile, hdrFailure));
+    for (const line of unwritten) io.stderr.write(line);
     if (config.keep && tempDir) io.stderr.write(`smq tester: kept ${escapeControl(target.kind === 'sqlite' ? target.path : '')}\n`);
     if (report.failure !== null) {
       const where = json ? 'the JSON report on stdout' : 'the report above';
@@ -151,7 +166,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
       if (report.interrupted) io.stderr.write(`smq tester: ${escapeControl(report.failure)} (${hint})\n`);
       else throw new SmqError('database', `tester ${report.partial ? 'stopped' : 'failed'}: ${report.failure}`, { hint });
     }
-    return exitCodeOf(report);
+    return exitCodeWith(exitCodeOf(report), unwritten.length > 0);
   } finally {
     if (tempDir && argv.keep !== true) rmSync(tempDir, { recursive: true, force: true });
   }

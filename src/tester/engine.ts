@@ -116,6 +116,11 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   }
 
   /** The queues this run created to drop after it and has not dropped yet (a second Ctrl-C leaves them). */
+  /** The --hdr-log's first failed write (the run went on without the rest of the log). */
+  hdrLogFailure(): Error | undefined {
+    return this.hdrLog?.failure;
+  }
+
   leftBehind(): LeftQueue[] {
     return this.queues ? queuesLeft(this.config, this.queues.queue, this.queues.plan?.created) : [];
   }

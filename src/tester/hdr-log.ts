@@ -6,12 +6,15 @@ import { SmqError } from '../errors.js';
 import { HistogramLogWriter, type Histogram } from './histograms.js';
 
 export class HdrLog {
-  private constructor(
-    private readonly fd: number,
-    private readonly writer: HistogramLogWriter,
-  ) {}
+  /** The first write that failed (a full disk, an I/O error): the run goes on, the log stops there. */
+  failure: Error | undefined;
+  private readonly writer: HistogramLogWriter;
 
-  /** Creates (or truncates) the file; a path that cannot be written is the user's to fix. */
+  private constructor(private readonly fd: number) {
+    this.writer = new HistogramLogWriter((text) => this.write(text));
+  }
+
+  /** Creates (or truncates) the file; a path that cannot be opened is the user's to fix. */
   static open(path: string): HdrLog {
     let fd: number;
     try {
@@ -25,10 +28,19 @@ export class HdrLog {
         },
       );
     }
-    const writer = new HistogramLogWriter((text) => void writeSync(fd, text));
-    writer.outputLogFormatVersion();
-    writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
-    return new HdrLog(fd, writer);
+    const log = new HdrLog(fd);
+    log.writer.outputLogFormatVersion();
+    log.writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
+    return log;
+  }
+
+  private write(text: string): void {
+    if (this.failure) return;
+    try {
+      writeSync(this.fd, text);
+    } catch (e) {
+      this.failure = e instanceof Error ? e : new Error(String(e));
+    }
   }
 
   /** The run's second 0, as wall-clock time. */
@@ -43,6 +55,11 @@ export class HdrLog {
   }
 
   close(): void {
-    closeSync(this.fd);
+    try {
+      closeSync(this.fd);
+    } catch (e) {
+      // NFS and the like report a failed write at the close.
+      this.failure ??= e instanceof Error ? e : new Error(String(e));
+    }
   }
 }

@@ -1,7 +1,7 @@
 // The files `smq tester` writes (--html, --hdr-log), through the built binary: a path that
 // would destroy something or cannot take a report is refused before the run (one line, exit 2,
 // nothing written, the store as it was).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,4 +110,49 @@ describe('smq tester: report files refused before the run', () => {
     rmSync(html);
     rmSync(hdr);
   });
+});
+
+/**
+ * A run whose --html folder is removed while it runs (at its first progress line): the HTML
+ * report cannot be written at the end, whatever the checks before the run found.
+ */
+function runLosingHtmlFolder(extra: string[]): Promise<{ code: number | null; stdout: string; stderr: string; html: string; hdr: string }> {
+  const gone = mkdtempSync(join(dir, 'gone-'));
+  const html = join(gone, 'run.html');
+  const hdr = join(dir, `kept-${Math.random().toString(36).slice(2)}.hlog`);
+  const args = [BIN, 'tester', '--sqlite', store, '--duration', '2s', '--rate', '50', '--html', html, '--hdr-log', hdr, ...extra];
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      if (/sending/.test(stderr) && existsSync(gone)) rmSync(gone, { recursive: true });
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr, html, hdr });
+    });
+  });
+}
+
+describe('smq tester: a report file that cannot be written after the run', () => {
+  test('a clean run: one line naming the report, the file, the flag and the reason; the other reports kept; exit 1', async () => {
+    const r = await runLosingHtmlFolder([]);
+    expect(r.stdout).toMatch(/verdict +clean/);
+    expect(r.stderr).toContain(`smq tester: could not write the HTML report to ${r.html} (--html): no such file or directory\n`);
+    expect(r.stderr).not.toMatch(/ENOENT|the HTML report is in/);
+    expect(readFileSync(r.hdr, 'utf8')).toMatch(/^#\[Histogram log format version/);
+    expect(r.code).toBe(1);
+  }, 90_000);
+
+  test('a run with its own verdict code (--max-p99 missed: 5) keeps it, and says what was not written', async () => {
+    const r = await runLosingHtmlFolder(['--max-p99', '0.001ms', '--json']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'clean', maxP99: { missed: true } });
+    expect(r.stderr).toContain(`smq tester: could not write the HTML report to ${r.html} (--html): no such file or directory\n`);
+    expect(r.code).toBe(5);
+  }, 90_000);
 });
