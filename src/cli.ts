@@ -76,8 +76,12 @@ function takesNoValue(y: Argv<any>, name: string): boolean {
 
 /** The help to point at: the first word that names a command (the first word that is no option may be an option's value). */
 function helpForOf(argv: readonly string[]): string {
-  const command = argv.find((a) => commandNames.has(a));
-  return command !== undefined ? `smq ${command} --help` : 'smq --help';
+  const at = argv.findIndex((a) => commandNames.has(a));
+  if (at < 0) return 'smq --help';
+  // `smq tester compare a.json`: the subcommand's own help.
+  const subs = subcommandNames.get(argv[at]!);
+  const sub = subs && argv.slice(at + 1).find((w) => subs.has(w));
+  return `smq ${argv[at]}${sub === undefined ? '' : ` ${sub}`} --help`;
 }
 
 /**

@@ -534,7 +534,7 @@ const cases: Case[] = [
       [
         'tester compare --max-regression -h',
         () => ['tester', 'compare', 'a.json', 'c.json', '--max-regression', '-h'],
-        /^smq: --max-regression needs a value: see 'smq tester --help'$/m,
+        /^smq: --max-regression needs a value: see 'smq tester compare --help'$/m,
       ],
       ['peek --limit -h', (w) => ['peek', w.queue, '--limit', '-h', ...sqlite(w)], /^smq: --limit needs a value: see 'smq peek --help'$/m],
       ['peek -n -h', (w) => ['peek', w.queue, '-n', '-h', ...sqlite(w)], /^smq: -n needs a value/],

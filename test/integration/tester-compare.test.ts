@@ -83,7 +83,8 @@ describe('smq tester compare', () => {
       [[file('not-json.json'), file('a.json')], /^smq: .*not-json\.json is not JSON/],
       [[file('a.json'), file('other.json')], /^smq: .*other\.json is not a tester report: it has no throughput/],
       [[file('a.json'), file('b.json'), '--max-regression', 'lots'], /^smq: --max-regression "lots" is not a percentage: write e\.g\. 10%/],
-      [[file('a.json')], /Not enough non-option arguments|new/],
+      // The subcommand's own help, not the tester's.
+      [[file('a.json')], /^smq: Not enough non-option arguments: got 1, need at least 2: see 'smq tester compare --help'$/m],
     ];
     for (const [args, line] of cases) {
       const r = await runCli(['tester', 'compare', ...args]);
