@@ -214,7 +214,7 @@ export const testerCommand: CommandModule<GlobalArgs, TesterArgs> = {
         type: 'string',
         default: '10s',
         requiresArg: true,
-        describe: 'stop draining after this long with nothing new',
+        describe: 'stop draining after this long without a new message (redeliveries do not count)',
       })
       .option('settle', {
         type: 'string',

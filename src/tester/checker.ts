@@ -109,6 +109,19 @@ export class DeliveryChecker {
   get deliveries(): number {
     return this.deliveryCount;
   }
+  /**
+   * Grows whenever the drain makes progress: a message delivered for the first time, or an
+   * acknowledged send found delivered. Redeliveries leave it as it is (drain.ts).
+   */
+  get progressMark(): number {
+    return this.uniqueCount + this.ackedDeliveredCount;
+  }
+  /** (sender, seq) is a message this run may hold (in range) that no delivery has shown yet. */
+  awaitsFirstDelivery(sender: number, seq: number): boolean {
+    if (!this.slots.inRange(sender, seq)) return false;
+    const c = this.slots.chunk(sender, seq, false);
+    return c === undefined || c.deliveries[seq & CHUNK_MASK] === 0;
+  }
   /** Violations seen so far that no later event can undo (double-dequeue, duplicate, resurrection, out-of-range). */
   get violationsSoFar(): number {
     const fifo = this.fifo?.violationsSoFar ?? 0;

@@ -10,7 +10,7 @@ import { monoUs } from './clock.js';
 import { MAX_WORKERS_PER_ROLE, type TesterConfig } from './config.js';
 import { drainIdleMs } from './drain.js';
 import { laneOf, recordFanoutSend, type FanoutPlan } from './fanout.js';
-import { EventKind, OrderedEventMerger, type EventKind as Kind } from './events.js';
+import { EVENT_STRIDE, EventKind, OrderedEventMerger, type EventBatch, type EventKind as Kind } from './events.js';
 import type { HdrLog } from './hdr-log.js';
 import { EndToEndIntervals } from './intervals.js';
 import { backlogTrend, RATE_SECONDS, SILENT_SERIES_MS, storeStalled, workerRates, type WorkerRate } from './live-facts.js';
@@ -61,8 +61,12 @@ export class RunCollector {
   readonly liveTotals = zeroCounts();
   /** Queue ids of foreign messages seen. */
   readonly foreignIds = new Set<string>();
-  /** µs, monotonic: the last delivery of this run's messages (the drain sets it at its start too). */
-  lastDeliveryUs = 0;
+  /**
+   * µs, monotonic: the last progress of the drain (the drain sets it at its start too): a
+   * message of this run delivered for the first time, or an acknowledged send found delivered.
+   * A redelivery of a message already seen is not progress (drain.ts).
+   */
+  lastProgressUs = 0;
   /** µs, monotonic: the last successful acknowledgement (0: none); see settle.ts. */
   lastAckUs = 0;
   private readonly threads = new Map<number, ThreadActivity>();
@@ -104,8 +108,10 @@ export class RunCollector {
   }
 
   progress(w: CollectedWorker, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
-    // Only this run's messages are activity: foreign ones are handed back and come again.
-    if (m.lastConsumedUs > this.lastDeliveryUs) this.lastDeliveryUs = m.lastConsumedUs;
+    // Progress: a message met for the first time (not a redelivery of one seen already, nor a
+    // foreign one: both come again and again), or a send report that completes a delivered one.
+    const mark = this.checker.progressMark;
+    let progressed = false;
     for (const id of m.foreignIds) if (this.foreignIds.size < FOREIGN_IDS_KEPT) this.foreignIds.add(id);
     for (const p of m.seconds) addCounts(this.liveTotals, p);
     this.series.add(w.slot, m.seconds, m.upToSecond);
@@ -124,12 +130,27 @@ export class RunCollector {
     if (w.role === 'receiver') {
       for (const r of m.receivers) {
         for (const id of r.malformed) this.checker.recordMalformed(id);
+        // Counted as it comes, not when the merger releases it: a receiver that is slow to
+        // report must not hold back the others' progress.
+        if (!progressed) progressed = this.firstDeliveryIn(r);
         this.merger.push(r.receiver, r);
       }
       this.merger.release();
       for (const e of m.endToEnd) this.intervals.add(e.second, e.histogram);
       this.intervals.reported(w.roleSlot, m.upToSecond);
     }
+    if (progressed || this.checker.progressMark !== mark) this.lastProgressUs = monoUs();
+  }
+
+  /** Whether a batch holds the delivery of a message of this run that no delivery applied so far has shown. */
+  private firstDeliveryIn(batch: EventBatch): boolean {
+    const e = batch.events;
+    for (let o = 0; o < e.length; o += EVENT_STRIDE) {
+      const kind = e[o];
+      if ((kind === EventKind.delivery || kind === EventKind.redelivery) && this.checker.awaitsFirstDelivery(e[o + 1]!, e[o + 2]!))
+        return true;
+    }
+    return false;
   }
 
   private noteActivity(w: CollectedWorker, m: Extract<FromWorker, { type: 'PROGRESS' }>): void {
@@ -270,7 +291,7 @@ export class RunCollector {
       endToEnd: this.intervals.percentiles(),
       drain: x.drain && {
         pending: Math.max(0, this.checker.ackedSends - this.checker.ackedDelivered),
-        idleMs: drainIdleMs({ drainStartUs: x.drain.startUs, lastDeliveryUs: this.lastDeliveryUs }, now),
+        idleMs: drainIdleMs({ drainStartUs: x.drain.startUs, lastProgressUs: this.lastProgressUs }, now),
         timeoutMs: x.drain.timeoutMs,
       },
       violationsSoFar: this.checker.violationsSoFar,
@@ -318,7 +339,6 @@ export class RunCollector {
   private apply(kind: Kind, sender: number, seq: number, a: number, b: number, id: bigint): void {
     if (kind === EventKind.delivery || kind === EventKind.redelivery) {
       this.checker.recordDelivery(sender, seq, a, b, String(id), kind === EventKind.redelivery);
-      this.lastDeliveryUs = monoUs();
     } else {
       if (kind === EventKind.ackOk) this.lastAckUs = monoUs();
       this.checker.recordAck(sender, seq, kind === EventKind.ackOk, String(id), kind === EventKind.ackNotFound);

@@ -187,7 +187,10 @@ export function validateConfig(c: TesterConfig): void {
   }
   // 0 would end the drain at once and judge a run whose messages were never checked.
   if (!(c.drainTimeoutMs > 0)) {
-    throw usageError('--drain-timeout must be more than 0', 'it is how long the drain waits with nothing new, e.g. --drain-timeout 10s');
+    throw usageError(
+      '--drain-timeout must be more than 0',
+      'it is how long the drain waits without a new message, e.g. --drain-timeout 10s',
+    );
   }
   if (c.settleMs !== undefined && !(c.settleMs >= 0 && c.settleMs <= 3_600_000)) throw usageError('--settle must be between 0s and 1h');
   if (c.outageTimeoutMs !== undefined && !(c.outageTimeoutMs > 0)) throw usageError('--outage-timeout must be more than 0');

@@ -16,9 +16,14 @@ export interface DrainState {
   readonly ackedSends: number;
   readonly ackedDelivered: number;
   readonly uncertainSends: number;
-  /** µs, monotonic: the drain began; the last delivery of this run's messages (0: none). */
+  /**
+   * µs, monotonic: the drain began; the last progress (0: none): a message of this run
+   * delivered for the first time, or an acknowledged send found delivered. A redelivery of a
+   * message already seen is not progress: a message that can never be deleted comes back
+   * every --vt, and must not keep the drain going for ever.
+   */
   readonly drainStartUs: number;
-  readonly lastDeliveryUs: number;
+  readonly lastProgressUs: number;
   /** Ctrl-C or a signal, and when (µs, monotonic). */
   readonly interrupted: boolean;
   readonly interruptedAtUs: number;
@@ -40,9 +45,13 @@ export function drainTimeoutMs(configuredMs: number, interrupted: boolean): numb
   return interrupted ? Math.min(configuredMs, INTERRUPT_DRAIN_MS) : configuredMs;
 }
 
-/** How long nothing of this run has been delivered (ms), counted from the drain's start at the earliest. */
-export function drainIdleMs(s: Pick<DrainState, 'drainStartUs' | 'lastDeliveryUs'>, nowUs: number): number {
-  return (nowUs - Math.max(s.lastDeliveryUs, s.drainStartUs)) / 1000;
+/**
+ * How long the drain has made no progress (ms), counted from the drain's start at the earliest.
+ * No overall cap: each progress is a message met for the first time, and there are only so
+ * many (the queue's content), so a drain that keeps progressing ends when the queue is empty.
+ */
+export function drainIdleMs(s: Pick<DrainState, 'drainStartUs' | 'lastProgressUs'>, nowUs: number): number {
+  return (nowUs - Math.max(s.lastProgressUs, s.drainStartUs)) / 1000;
 }
 
 /** undefined: keep draining. */

@@ -301,7 +301,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private beginDrain(): void {
     this.drainStartUs = monoUs();
     this.failover.sendingEnded();
-    if (this.collector) this.collector.lastDeliveryUs = this.drainStartUs;
+    if (this.collector) this.collector.lastProgressUs = this.drainStartUs;
     this.setPhase('draining');
     if (this.config.receivers === 0) {
       this.drainOutcome = 'skipped';
@@ -362,7 +362,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         ackedDelivered: col.checker.ackedDelivered,
         uncertainSends: col.checker.uncertainSends,
         drainStartUs: this.drainStartUs,
-        lastDeliveryUs: col.lastDeliveryUs,
+        lastProgressUs: col.lastProgressUs,
         interrupted: this.interrupted,
         interruptedAtUs: this.interruptedAtUs,
         timeoutMs: this.drainTimeoutMs(),

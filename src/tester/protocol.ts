@@ -229,8 +229,6 @@ export type FromWorker =
       readonly sends: readonly { readonly sender: number; readonly ranges: SendRanges }[];
       /** Receivers: each receiver's events, in its own time order, with its watermark. */
       readonly receivers: readonly ReceiverReport[];
-      /** Receivers: when one last took any message off the queue, ours or not (µs, monotonic; 0: never). */
-      readonly lastConsumedUs: number;
       /** Receivers: queue ids of messages without this run's id, first seen since the last report. */
       readonly foreignIds: readonly string[];
       readonly lagP99Ms: number;

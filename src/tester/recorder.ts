@@ -81,8 +81,6 @@ export class Recorder {
   /** Each call's latency by second (call-seconds.ts), warm-up included, like endToEndBySecond. */
   readonly callSeconds = new CallSeconds();
   readonly totals = zeroTotals();
-  /** When a receiver of this thread last took a message of this run off the queue (see PROGRESS). */
-  lastConsumedUs = 0;
   /** Messages without this run's id: handed back, never deleted (foreign.ts). */
   readonly foreign = new ForeignMessages();
   readonly senders: SenderRecord[] = [];
@@ -191,7 +189,6 @@ export class Recorder {
         calls,
         sends,
         receivers,
-        lastConsumedUs: this.lastConsumedUs,
         foreignIds: this.foreign.takeNewIds(),
         lagP99Ms,
         moved,

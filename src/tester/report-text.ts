@@ -184,7 +184,7 @@ export function formatReport(r: TesterReport): string {
   }
   if (!r.drain.skipped) {
     out.push(
-      `drain       ${r.drain.complete ? 'complete' : r.drain.timedOut ? 'timed out (nothing new for the drain timeout)' : 'stopped'} after ${fmt(r.drain.durationMs / 1000)} s`,
+      `drain       ${r.drain.complete ? 'complete' : r.drain.timedOut ? 'timed out (no new message for the drain timeout)' : 'stopped'} after ${fmt(r.drain.durationMs / 1000)} s`,
     );
   }
   if (r.queue.messagesAfter !== null) out.push(`left in queue ${int(r.queue.messagesAfter)}`);

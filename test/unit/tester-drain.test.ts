@@ -17,7 +17,7 @@ const base: DrainState = {
   ackedDelivered: 5,
   uncertainSends: 0,
   drainStartUs: 100 * S,
-  lastDeliveryUs: 100 * S,
+  lastProgressUs: 100 * S,
   interrupted: false,
   interruptedAtUs: 0,
   timeoutMs: 5000,
@@ -34,7 +34,7 @@ describe('decideDrain', () => {
   });
 
   test('all in but sends uncertain: waits the grace after the last delivery, no longer', () => {
-    const s = state({ ackedDelivered: 10, uncertainSends: 3, lastDeliveryUs: 100 * S });
+    const s = state({ ackedDelivered: 10, uncertainSends: 3, lastProgressUs: 100 * S });
     expect(decideDrain(s, 100 * S + (UNCERTAIN_GRACE_MS - 1) * 1000)).toBeUndefined();
     expect(decideDrain(s, 100 * S + UNCERTAIN_GRACE_MS * 1000)).toEqual({ outcome: 'complete', next: 'settle' });
   });
@@ -50,9 +50,9 @@ describe('decideDrain', () => {
   });
 
   test('idle is counted from the last delivery, or from the drain start if that is later', () => {
-    expect(drainIdleMs({ drainStartUs: 100 * S, lastDeliveryUs: 102 * S }, 103 * S)).toBe(1000);
-    expect(drainIdleMs({ drainStartUs: 100 * S, lastDeliveryUs: 50 * S }, 103 * S)).toBe(3000);
-    expect(decideDrain(state({ lastDeliveryUs: 103 * S }), 105 * S)).toBeUndefined();
+    expect(drainIdleMs({ drainStartUs: 100 * S, lastProgressUs: 102 * S }, 103 * S)).toBe(1000);
+    expect(drainIdleMs({ drainStartUs: 100 * S, lastProgressUs: 50 * S }, 103 * S)).toBe(3000);
+    expect(decideDrain(state({ lastProgressUs: 103 * S }), 105 * S)).toBeUndefined();
   });
 
   test('a drain-only run (--senders 0) awaits nothing: idle for the timeout is its normal end', () => {
@@ -68,7 +68,7 @@ describe('decideDrain', () => {
 
   test('interrupted: stopped once the (short) timeout has passed since the interrupt, however busy', () => {
     const timeoutMs = drainTimeoutMs(5000, true);
-    const s = state({ interrupted: true, interruptedAtUs: 100 * S, timeoutMs, lastDeliveryUs: 100.4 * S });
+    const s = state({ interrupted: true, interruptedAtUs: 100 * S, timeoutMs, lastProgressUs: 100.4 * S });
     expect(decideDrain(s, 100 * S + (timeoutMs - 1) * 1000)).toBeUndefined();
     expect(decideDrain(s, 100 * S + timeoutMs * 1000)).toEqual({ outcome: 'stopped', next: 'stop' });
   });

@@ -286,7 +286,6 @@ async function receiveLoop(ctx: LoopContext, slot: ReceiverSlot): Promise<void> 
       continue;
     }
     idle = 0;
-    recorder.lastConsumedUs = recvEnd;
     ctx.onMessages(totals.received);
     if (measured > 0) recorder.measured(measured, recvStart, recvEnd);
     // --ack-delay: the batch is worked on this long first (a consumer's processing time).

@@ -103,7 +103,7 @@ export function latencyText(s: ProgressSnapshot): string {
 
 export function drainText(s: ProgressSnapshot): string {
   if (!s.drain) return '';
-  return `draining: ${count(s.drain.pending)} to go, idle ${seconds(s.drain.idleMs)} of ${seconds(s.drain.timeoutMs)}`;
+  return `draining: ${count(s.drain.pending)} to go, no new message for ${seconds(s.drain.idleMs)} of ${seconds(s.drain.timeoutMs)}`;
 }
 
 /** One line per second when stderr is not a terminal. */
