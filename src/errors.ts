@@ -6,6 +6,7 @@ export const ExitCode = {
   notFound: 3, // queue or message not found
   violations: 4, // smq tester: the checker found violations (lost, double-dequeued …)
   thresholdMissed: 5, // smq tester: --max-p99 missed, the verdict otherwise clean
+  notJudged: 6, // smq tester: no violation found, but some classes not judged (a drain of an earlier run)
   hangup: 129, // SIGHUP: the terminal closed
   interrupted: 130,
   terminated: 143,

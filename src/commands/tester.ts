@@ -26,17 +26,18 @@ const SIGNAL_EXIT = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated
 
 /**
  * The exit code of a finished run, so that CI can tell them apart: 0 clean; 4 violations
- * found; 5 --max-p99 missed or not measured, with a clean verdict (violations come first); 130 interrupted
+ * found; 5 --max-p99 missed or not measured, with a clean verdict (violations come first); 6 incomplete (a
+ * drain of an earlier run: no violation, loss and unexpected not judged); 130 interrupted
  * (Ctrl-C), 143 SIGTERM, 129 SIGHUP. A run that could not be carried out ends in an error
  * instead (exit 1), as does bad usage (exit 2).
  */
 export function exitCodeOf(report: Pick<TesterReport, 'interrupted' | 'interruptedBy' | 'verdict' | 'maxP99'>): number {
   if (report.interrupted) return SIGNAL_EXIT[report.interruptedBy ?? 'SIGINT'];
   if (report.verdict === 'violations') return ExitCode.violations;
-  if (report.verdict !== 'clean') return ExitCode.failure;
+  if (report.verdict !== 'clean' && report.verdict !== 'incomplete') return ExitCode.failure;
   // Missed: over the limit, or nothing measured (a gate with no sample is never passed).
   if (report.maxP99?.missed) return ExitCode.thresholdMissed;
-  return ExitCode.ok;
+  return report.verdict === 'incomplete' ? ExitCode.notJudged : ExitCode.ok;
 }
 
 /**
@@ -54,6 +55,7 @@ const EXIT_CODES_HELP = [
   '  2    bad usage',
   '  4    violations found (lost, double-dequeued, resurrected, duplicated, unexpected, group overlap, reordered, split brain)',
   '  5    --max-p99 missed, or not measured (no latency samples); the verdict is otherwise clean',
+  '  6    incomplete: no violation found, but loss and unexpected messages not judged (a drain, --senders 0)',
   '  130  interrupted: Ctrl-C (143 SIGTERM, 129 SIGHUP)',
 ].join('\n');
 

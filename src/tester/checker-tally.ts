@@ -75,7 +75,25 @@ export type Tally = Pick<
   readonly lostExamples: MessageRef[];
   readonly uncertainExamples: MessageRef[];
   readonly unexpectedExamples: MessageRef[];
+  /** sendsUnknown: each sender's gaps below the highest sequence number seen (SequenceGaps). */
+  readonly gaps: SequenceGaps[];
 };
+
+/**
+ * A drain of an earlier run (sendsUnknown): a sender numbers its messages 0, 1, 2, … so the
+ * numbers below the highest one seen (delivered or found in the queue) that never came are
+ * gaps: lost, or messages whose send failed in the earlier run, or that a receiver of it took.
+ * The drain cannot tell which; it names them.
+ */
+export interface SequenceGaps {
+  readonly sender: number;
+  readonly highest: number;
+  readonly missing: number;
+  /** The first few missing sequence numbers. */
+  readonly examples: number[];
+}
+
+const GAP_EXAMPLES = 5;
 
 export function tallyMessages(x: TallyInput): Tally {
   let ok = 0;
@@ -94,8 +112,13 @@ export function tallyMessages(x: TallyInput): Tally {
   const lostExamples: MessageRef[] = [];
   const uncertainExamples: MessageRef[] = [];
   const unexpectedExamples = [...x.unexpectedExamples];
+  const gaps: SequenceGaps[] = [];
   for (let sender = 0; sender < x.chunks.length; sender++) {
     const perSender = x.chunks[sender]!;
+    if (x.sendsUnknown) {
+      const g = sequenceGaps(sender, perSender);
+      if (g) gaps.push(g);
+    }
     for (let ci = 0; ci < perSender.length; ci++) {
       const c = perSender[ci];
       if (!c) continue;
@@ -191,5 +214,29 @@ export function tallyMessages(x: TallyInput): Tally {
     lostExamples,
     uncertainExamples,
     unexpectedExamples,
+    gaps,
   };
+}
+
+/** A sender's gaps below its highest sequence number seen (delivered or found in the queue); undefined: none. */
+function sequenceGaps(sender: number, perSender: readonly (Chunk | undefined)[]): SequenceGaps | undefined {
+  const seen = (c: Chunk | undefined, i: number) => c !== undefined && (c.deliveries[i]! > 0 || (c.flags[i]! & F_IN_QUEUE) !== 0);
+  let highest = -1;
+  let count = 0;
+  for (let ci = 0; ci < perSender.length; ci++) {
+    const c = perSender[ci];
+    if (!c) continue;
+    for (let i = 0; i < c.flags.length; i++) {
+      if (!seen(c, i)) continue;
+      count += 1;
+      highest = ci * CHUNK_SIZE + i;
+    }
+  }
+  const missing = highest + 1 - count;
+  if (missing <= 0) return undefined;
+  const examples: number[] = [];
+  for (let seq = 0; seq < highest && examples.length < GAP_EXAMPLES; seq++) {
+    if (!seen(perSender[Math.floor(seq / CHUNK_SIZE)], seq % CHUNK_SIZE)) examples.push(seq);
+  }
+  return { sender, highest, missing, examples };
 }

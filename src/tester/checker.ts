@@ -404,6 +404,7 @@ export class DeliveryChecker {
         groupOverlap: fifo?.examples.groupOverlap ?? [],
         reordered: fifo?.examples.reordered ?? [],
       },
+      ...(this.sendsUnknown ? { gaps: t.gaps } : {}),
     };
   }
 }

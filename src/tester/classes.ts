@@ -104,6 +104,13 @@ export interface CheckerCounts {
 export interface CheckerSummary {
   readonly counts: CheckerCounts;
   readonly examples: Readonly<Record<ExampleClass, readonly MessageRef[]>>;
+  /** A drain of an earlier run (sendsUnknown): each sender's sequence numbers below its highest seen that never came. */
+  readonly gaps?: readonly {
+    readonly sender: number;
+    readonly highest: number;
+    readonly missing: number;
+    readonly examples: readonly number[];
+  }[];
 }
 
 export interface CheckerOptions {

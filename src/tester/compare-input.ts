@@ -84,8 +84,8 @@ export function reportProblem(doc: unknown): string | undefined {
   }
   // Printed in compare's header: only what a report holds there.
   const verdict = doc['verdict'];
-  if (verdict !== undefined && !['clean', 'violations', 'failed', 'interrupted'].includes(verdict as string)) {
-    return `verdict is ${shown(verdict)}: a verdict is clean, violations, failed or interrupted`;
+  if (verdict !== undefined && !['clean', 'incomplete', 'violations', 'failed', 'interrupted'].includes(verdict as string)) {
+    return `verdict is ${shown(verdict)}: a verdict is clean, incomplete, violations, failed or interrupted`;
   }
   const startedAt = doc['startedAt'];
   if (startedAt !== undefined && (typeof startedAt !== 'string' || !/^[0-9T:.+-]{10,40}Z?$/.test(startedAt))) {

@@ -9,6 +9,8 @@ import { givenRateText, rateText } from './warnings.js';
 
 const fmt = (n: number, digits = 2) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
+/** A class's count, or that it was not judged (null): never a 0 for what was not looked at. */
+const judged = (n: number | null) => (n === null ? 'not judged' : int(n));
 
 function table(rows: string[][], rightAlign: (col: number) => boolean): string[] {
   const widths: number[] = [];
@@ -160,8 +162,8 @@ export function formatReport(r: TesterReport): string {
   const c = r.counts;
   const crows: string[][] = [
     ['sent', int(c.sent), 'received', int(c.received), 'acknowledged', int(c.acknowledged)],
-    ['ok', int(c.ok), 'lost', int(c.lost), 'double-dequeue', int(c.doubleDequeued)],
-    ['redelivered', int(c.redelivered), 'resurrected', int(c.resurrected), 'unexpected', int(c.unexpected)],
+    ['ok', int(c.ok), 'lost', judged(c.lost), 'double-dequeue', int(c.doubleDequeued)],
+    ['redelivered', int(c.redelivered), 'resurrected', int(c.resurrected), 'unexpected', judged(c.unexpected)],
     ['duplicated', int(c.duplicated), 'uncertain', int(c.uncertain), 'send failed', int(c.sendFailed)],
   ];
   // Not deleted by the tester (not ok): the class, and the acknowledgements that failed or found no row.
@@ -175,6 +177,10 @@ export function formatReport(r: TesterReport): string {
   }
   if (c.notDrained > 0 || c.foreign > 0) crows.push(['not drained', int(c.notDrained), 'foreign', int(c.foreign), '', '']);
   out.push(...table(crows, (i) => i % 2 === 1));
+  const notJudged = r.notJudged ?? [];
+  if (notJudged.length > 0) {
+    out.push(`not judged  ${notJudged.map((n) => CLASS_WORDS[n.class].label).join(', ')}: ${notJudged.map((n) => n.why).join('; ')}`);
+  }
   out.push('');
   if (r.fanout) out.push(...fanoutText(r.fanout), '');
   for (const cls of EXAMPLE_CLASSES) {
@@ -232,6 +238,7 @@ export function formatReport(r: TesterReport): string {
     failed: r.partial ? 'FAILED (no verdict: the run stopped early)' : 'FAILED (nothing worked: no verdict)',
     interrupted: 'interrupted',
     violations: 'VIOLATIONS',
+    incomplete: `incomplete (no violation among what was judged; not judged: ${notJudged.map((n) => CLASS_WORDS[n.class].label).join(', ')})`,
     clean: 'clean',
   };
   out.push(`verdict     ${verdictText[r.verdict]}`);

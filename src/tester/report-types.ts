@@ -54,7 +54,20 @@ export interface TesterReport {
   readonly startedAt: string;
   readonly durationMs: number;
   /** foreign: distinct messages without this run's id seen (handed back, never deleted); foreignDeliveries: how often they were received. */
-  readonly counts: CheckerCounts & { readonly foreign: number; readonly foreignDeliveries: number; readonly faultDeleted: number };
+  /** lost and unexpected: null when not judged (see notJudged). */
+  readonly counts: Omit<CheckerCounts, 'lost' | 'unexpected'> & {
+    readonly lost: number | null;
+    readonly unexpected: number | null;
+    readonly foreign: number;
+    readonly foreignDeliveries: number;
+    readonly faultDeleted: number;
+  };
+  /**
+   * Classes the run could not judge, and why: a drain of an earlier run's messages (--senders 0)
+   * does not know what that run sent, so neither loss nor unexpected messages (their counts are
+   * null). The verdict of such a run without violations is "incomplete", never "clean".
+   */
+  readonly notJudged: readonly { readonly class: 'lost' | 'unexpected'; readonly why: string }[];
   /**
    * msg/s: the messages measured after the warm-up over the window they were measured in,
    * from the first call's start to the last call's end (a --duration run's senders: to the

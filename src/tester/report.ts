@@ -223,6 +223,25 @@ export function buildReport(x: ReportInput): TesterReport {
     foreignDeliveries: foreign.deliveries,
     faultDeleted: sum('sender', (t) => t.faultDeleted),
   };
+  // A drain of an earlier run (--senders 0) does not know what that run sent: loss is not
+  // judged, and neither is a message that was never sent (one with a body that cannot be that
+  // run's, counted unexpected all the same, stays judged).
+  const notJudged: TesterReport['notJudged'] =
+    c.senders === 0
+      ? [
+          { class: 'lost', why: "a drain of an earlier run's messages (--senders 0) does not know which sends that run had acknowledged" },
+          ...(counts.unexpected === 0
+            ? [{ class: 'unexpected' as const, why: 'nor which messages it sent: every message carrying its run id counts as sent' }]
+            : []),
+        ]
+      : [];
+  for (const g of (summary.gaps ?? []).slice(0, 5)) {
+    const more = g.missing > g.examples.length ? ', …' : '';
+    warnings.push(
+      `sender ${g.sender}: ${g.missing} sequence number(s) below the highest one seen (${g.highest}) never came: seq ${g.examples.join(', ')}${more}: ` +
+        'lost, or never sent (a send that failed in the earlier run), or received by the earlier run; a drain cannot tell which (see that run’s report)',
+    );
+  }
   const lastError = [...results].reverse().find(({ r }) => r.totals.lastError !== undefined)?.r.totals.lastError ?? x.lastError;
   const calls = callsReport(results.map(({ r }) => r.totals));
   const outcome = decideVerdict({
@@ -235,7 +254,9 @@ export function buildReport(x: ReportInput): TesterReport {
     lastError: lastError ?? null,
     splitBrain: failover.servers.splitBrain.length > 0,
     drain: c.senders === 0 ? { runId: x.runId, queue: x.queue.name } : undefined,
+    notJudged: notJudged.length,
   });
+  const notJudgedClass = (k: 'lost' | 'unexpected') => notJudged.some((n) => n.class === k);
   const faultsAt = new Map<number, string[]>();
   for (const f of failover.faults) faultsAt.set(f.second, [...(faultsAt.get(f.second) ?? []), f.fault]);
 
@@ -248,7 +269,12 @@ export function buildReport(x: ReportInput): TesterReport {
     runId: x.runId,
     startedAt: x.startedAt.toISOString(),
     durationMs: Math.round(x.durationMs),
-    counts,
+    counts: {
+      ...counts,
+      lost: notJudgedClass('lost') ? null : counts.lost,
+      unexpected: notJudgedClass('unexpected') ? null : counts.unexpected,
+    },
+    notJudged,
     throughput,
     scheduledNotSent,
     calls,

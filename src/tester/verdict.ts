@@ -3,7 +3,12 @@
 import { hasViolations, type CheckerCounts } from './checker.js';
 import type { CallCounts } from './protocol.js';
 
-export type Verdict = 'clean' | 'violations' | 'failed' | 'interrupted';
+/**
+ * incomplete: no violation among what was judged, but some classes were not judged at all (a
+ * drain of an earlier run's messages cannot know what that run sent: lost, unexpected); never
+ * "clean", which says every message was accounted for.
+ */
+export type Verdict = 'clean' | 'incomplete' | 'violations' | 'failed' | 'interrupted';
 
 export interface VerdictInput {
   /** Why the run stopped early (a worker gave up or died, the store unreachable); undefined: it did not. */
@@ -18,6 +23,8 @@ export interface VerdictInput {
   readonly splitBrain?: boolean;
   /** A drain (--senders 0): the earlier run's id and the queue drained. */
   readonly drain?: { readonly runId: string; readonly queue: string } | undefined;
+  /** Classes the run could not judge (report.ts notJudged): a run without violations is then incomplete, not clean. */
+  readonly notJudged?: number;
 }
 
 export interface VerdictOutcome {
@@ -57,5 +64,6 @@ export function decideVerdict(x: VerdictInput): VerdictOutcome {
   if (x.stoppedBecause !== undefined) return { verdict: 'failed', failure: x.stoppedBecause, partial: true };
   const why = nothingWorked(x);
   if (why !== undefined) return { verdict: 'failed', failure: why, partial: false };
-  return { verdict: hasViolations(x.counts) || x.splitBrain === true ? 'violations' : 'clean', failure: null, partial: false };
+  if (hasViolations(x.counts) || x.splitBrain === true) return { verdict: 'violations', failure: null, partial: false };
+  return { verdict: (x.notJudged ?? 0) > 0 ? 'incomplete' : 'clean', failure: null, partial: false };
 }

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { TesterReport } from '../../src/tester/index.js';
 import { ensureBuilt, runCli } from '../helpers/run-cli.js';
+import { loadTester } from '../helpers/tester-dist.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -54,4 +55,62 @@ describe('the drain ends when nothing progresses (PostgreSQL)', () => {
     expect(report.drain.durationMs).toBeLessThan(6000);
     expect(r.ms).toBeLessThan(25_000);
   }, 60_000);
+});
+
+describe('a drain of an earlier run (--senders 0) cannot judge loss nor unexpected messages (PostgreSQL)', () => {
+  test('two kept messages deleted and one forged by the test SQL: lost and unexpected not judged (null), the gaps named, verdict not clean', async () => {
+    const sql = await client();
+    const url = inject('pgUrl');
+    const queue = `tdo_${randomBytes(4).toString('hex')}`;
+    const runId = `run${randomBytes(3).toString('hex')}`;
+    cleanups.push(() => sql.query(`SELECT pgmq.drop_queue('${queue}')`).catch(() => undefined));
+    const fill = await runCli(
+      ['tester', '--url', url, '--queue', queue, '--senders', '1', '--receivers', '0', '--messages', '20'].concat([
+        '--keep',
+        '--run-id',
+        runId,
+        '--json',
+      ]),
+      { timeoutMs: 30_000 },
+    );
+    expect(JSON.parse(fill.stdout)).toMatchObject({ counts: { sent: 20, notDrained: 20 } });
+    // From outside the tester: two acknowledged messages vanish (seq 2 and 3), one is forged (seq 999).
+    await sql.query(`DELETE FROM pgmq.q_${queue} WHERE message->>'q' IN ('2', '3')`);
+    await sql.query(
+      `INSERT INTO pgmq.q_${queue} (vt, message) SELECT vt, jsonb_set(message, '{q}', '999') FROM pgmq.q_${queue} WHERE message->>'q' = '4'`,
+    );
+    const args = [
+      'tester',
+      '--url',
+      url,
+      '--queue',
+      queue,
+      '--senders',
+      '0',
+      '--receivers',
+      '1',
+      '--run-id',
+      runId,
+      '--drain-timeout',
+      '2s',
+    ];
+    const r = await runCli([...args, '--json'], { timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(6);
+    const report = JSON.parse(r.stdout) as TesterReport;
+    expect(report.verdict).toBe('incomplete');
+    expect(report.counts.lost).toBeNull();
+    expect(report.counts.unexpected).toBeNull();
+    expect(report.notJudged.map((n) => n.class)).toEqual(['lost', 'unexpected']);
+    expect(report.counts).toMatchObject({ received: 19, ok: 19 });
+    const w = report.tester.warnings.find((x) => x.includes('below the highest'));
+    expect(w).toMatch(/^sender 0: 981 sequence number\(s\) below the highest one seen \(999\) never came: seq 2, 3, 20, 21, 22/);
+    // The text says so too, never 0 and never clean.
+    const { formatReport } = await loadTester();
+    const text = formatReport(report);
+    expect(text).toMatch(/^ok +19 +lost +not judged +double-dequeue +0$/m);
+    expect(text).toMatch(/resurrected +0 +unexpected +not judged$/m);
+    expect(text).toMatch(/^not judged {2}lost, unexpected: /m);
+    expect(text).toMatch(/^verdict +incomplete /m);
+    expect(text).not.toMatch(/verdict\s+clean/);
+  }, 90_000);
 });

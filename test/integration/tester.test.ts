@@ -107,7 +107,7 @@ describe.each(stores)('tester on $name', (store) => {
     expect(report.counts.lost).toBeGreaterThan(0);
     // A receiver may win the race for a few of them; none is lost that was not deleted.
     expect(report.counts.lost).toBeLessThanOrEqual(report.counts.faultDeleted);
-    expect(report.counts.lost + report.counts.ok).toBe(600);
+    expect(Number(report.counts.lost) + report.counts.ok).toBe(600);
     expect(report.examples.lost.length).toBeGreaterThan(0);
     expect(report.drain.timedOut).toBe(true);
     expect(report.verdict).toBe('violations');

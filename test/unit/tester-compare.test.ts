@@ -126,7 +126,7 @@ describe('tester compare', () => {
       // A newline in it printed a line of the file's own under compare's header.
       [
         { ...base, verdict: '\u001b[2Jclean\nFAKE' },
-        /^verdict is "\\u001b\[2Jclean\\nFAKE": a verdict is clean, violations, failed or interrupted/,
+        /^verdict is "\\u001b\[2Jclean\\nFAKE": a verdict is clean, incomplete, violations, failed or interrupted/,
       ],
       [{ ...base, startedAt: 'x\ny' }, /^startedAt is "x\\ny": /],
     ];

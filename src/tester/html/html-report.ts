@@ -26,7 +26,7 @@ const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 20px; color: #222; max-width: 1140px; }
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
 .verdict { display: inline-block; padding: 2px 10px; border-radius: 4px; font-weight: 600; color: #fff; }
-.v-clean { background: #2ca02c; } .v-violations { background: #d62728; } .v-failed, .v-interrupted { background: #ff7f0e; }
+.v-clean { background: #2ca02c; } .v-violations { background: #d62728; } .v-failed, .v-interrupted, .v-incomplete { background: #ff7f0e; }
 table { border-collapse: collapse; } td, th { padding: 2px 10px 2px 0; text-align: left; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .legend-note { color: #666; font-size: 12px; }
@@ -50,12 +50,12 @@ ${rows}</table>`;
 
 /** baseline: an earlier run's report (its JSON), drawn dashed on the same axes. */
 export function htmlReport(r: TesterReport, baseline?: unknown): string {
-  const counts = r.counts as unknown as Record<string, number>;
+  const counts = r.counts as unknown as Record<string, number | null>;
   const examples = r.examples as unknown as Record<string, readonly Parameters<typeof refText>[0][]>;
   const classRows = (['ok', ...EXAMPLE_CLASSES] as const)
     .map((k) => {
       const ex = (examples[k] ?? []).slice(0, 5).map(refText).join('; ');
-      return `<tr><td>${CLASS_WORDS[k].label}</td><td class="n">${(counts[k] ?? 0).toLocaleString('en-US')}</td><td>${escapeHtml(CLASS_WORDS[k].meaning)}</td><td>${escapeHtml(ex)}</td></tr>`;
+      return `<tr><td>${CLASS_WORDS[k].label}</td><td class="n">${counts[k] === null ? 'not judged' : (counts[k] ?? 0).toLocaleString('en-US')}</td><td>${escapeHtml(CLASS_WORDS[k].meaning)}</td><td>${escapeHtml(ex)}</td></tr>`;
     })
     .join('\n');
   const title = `smq tester ${r.startedAt}: ${r.verdict}`;
