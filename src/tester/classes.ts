@@ -17,8 +17,12 @@ export const EXAMPLE_CLASSES = [
 ] as const;
 export type ExampleClass = (typeof EXAMPLE_CLASSES)[number];
 
+/** Every class of the reports' tables (text and HTML), in the HTML's order: those with examples, and those without. */
+export const TABLE_CLASSES = ['ok', ...EXAMPLE_CLASSES, 'notDrained', 'foreign'] as const;
+export type TableClass = (typeof TABLE_CLASSES)[number];
+
 /** Each class as the reports name it (text and HTML), and what it means in a few words. */
-export const CLASS_WORDS: Readonly<Record<'ok' | ExampleClass, { readonly label: string; readonly meaning: string }>> = {
+export const CLASS_WORDS: Readonly<Record<TableClass, { readonly label: string; readonly meaning: string }>> = {
   ok: { label: 'ok', meaning: 'delivered and deleted (or archived) once by the tester' },
   lost: { label: 'lost', meaning: 'acknowledged by the queue, never delivered' },
   doubleDequeued: { label: 'double-dequeue', meaning: 'delivered to two receivers at once' },
@@ -36,6 +40,12 @@ export const CLASS_WORDS: Readonly<Record<'ok' | ExampleClass, { readonly label:
     meaning: 'FIFO: delivered while a message of its group, delivered by another call, was leased and not acknowledged',
   },
   reordered: { label: 'reordered', meaning: 'FIFO: delivered before an earlier message of its group (same sender) was acknowledged' },
+  notDrained: {
+    label: 'not drained',
+    meaning:
+      'acknowledged by the queue, not received before the run ended (no receivers, interrupted) or still in the queue: not judged as lost',
+  },
+  foreign: { label: 'foreign', meaning: 'without this run’s id: received and handed back, or found in the queue; never deleted' },
 };
 
 /**

@@ -19,7 +19,7 @@ beforeAll(async () => {
     ['tester', '--senders', '2', '--receivers', '2', '--duration', '4s', '--warmup', '1s', '--rate', '300', '--json', '--html', html],
     { timeoutMs: 60_000 },
   );
-  expect(r.code).toBe(0);
+  expect(r.code, r.stderr.slice(-1500)).toBe(0);
   expect(r.stderr).toContain(`the HTML report is in ${html}`);
   report = JSON.parse(r.stdout);
 }, 90_000);
@@ -132,5 +132,36 @@ describe('smq tester --html', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^smq: --html \/nonexistent-dir\/r\.html: cannot write in \/nonexistent-dir: give a path/m);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('smq tester --html: every class of the text report', () => {
+  // Rows of the text report's counts table (label, count pairs) and of the HTML's class table.
+  const textCounts = (text: string) => {
+    const out = new Map<string, string>();
+    const table = text.split('\n\n').find((b) => /^sent +\d/.test(b))!;
+    for (const line of table.split('\n')) {
+      for (const m of line.matchAll(/([a-z][a-z -]*?) {2,}(\d[\d,]*|not judged)(?= {2}|$)/g)) out.set(m[1]!.trim(), m[2]!);
+    }
+    return out;
+  };
+  const htmlCounts = (page: string) =>
+    new Map([...page.matchAll(/<tr><td>([^<]+)<\/td><td class="n">([^<]+)<\/td>/g)].map((m) => [m[1]!, m[2]!]));
+  const NOT_CLASSES = ['sent', 'received', 'acknowledged', 'send failed', 'ack not found', 'ack failed'];
+
+  test('a send-only run: the 5 messages not drained are in the HTML table, as in the text, with every class the text has', async () => {
+    const db = join(dir, 'nd.db');
+    const page = join(dir, 'nd.html');
+    expect((await runCli(['init', '--sqlite', db])).code).toBe(0);
+    const r = await runCli(['tester', '--sqlite', db, '--senders', '1', '--receivers', '0', '--messages', '5', '--html', page], {
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const text = textCounts(r.stdout);
+    const html = htmlCounts(readFileSync(page, 'utf8'));
+    expect(text.get('not drained')).toBe('5');
+    expect(html.get('not drained')).toBe('5');
+    for (const [label, n] of text) if (!NOT_CLASSES.includes(label)) expect([label, html.get(label)]).toEqual([label, n]);
+    expect(html.get('foreign')).toBe('0');
   });
 });

@@ -5,7 +5,7 @@
 // JSON rides along in a script element of type application/json, with '<' escaped.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { CLASS_WORDS, EXAMPLE_CLASSES } from '../classes.js';
+import { CLASS_WORDS, TABLE_CLASSES } from '../classes.js';
 import type { TesterReport } from '../report.js';
 import { formatReport, perSecText, refText } from '../report-text.js';
 import { CHARTS_SCRIPT } from './charts-script.js';
@@ -52,12 +52,10 @@ ${rows}</table>`;
 export function htmlReport(r: TesterReport, baseline?: unknown): string {
   const counts = r.counts as unknown as Record<string, number | null>;
   const examples = r.examples as unknown as Record<string, readonly Parameters<typeof refText>[0][]>;
-  const classRows = (['ok', ...EXAMPLE_CLASSES] as const)
-    .map((k) => {
-      const ex = (examples[k] ?? []).slice(0, 5).map(refText).join('; ');
-      return `<tr><td>${CLASS_WORDS[k].label}</td><td class="n">${counts[k] === null ? 'not judged' : (counts[k] ?? 0).toLocaleString('en-US')}</td><td>${escapeHtml(CLASS_WORDS[k].meaning)}</td><td>${escapeHtml(ex)}</td></tr>`;
-    })
-    .join('\n');
+  const classRows = TABLE_CLASSES.map((k) => {
+    const ex = (examples[k] ?? []).slice(0, 5).map(refText).join('; ');
+    return `<tr><td>${CLASS_WORDS[k].label}</td><td class="n">${counts[k] === null ? 'not judged' : (counts[k] ?? 0).toLocaleString('en-US')}</td><td>${escapeHtml(CLASS_WORDS[k].meaning)}</td><td>${escapeHtml(ex)}</td></tr>`;
+  }).join('\n');
   const title = `smq tester ${r.startedAt}: ${r.verdict}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
