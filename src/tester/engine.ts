@@ -200,7 +200,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       // A worker that gave up or died ends the run with a partial report (failure), never a verdict.
       const failed = this.fatal !== undefined;
       const calls = afterRunCalls({ failed, interrupted: this.interrupted, outageTimeoutMs: this.outageTimeoutMs });
-      const judging = { failure: this.fatal, judgeLoss: !this.interrupted && c.receivers > 0 && !failed, workerFailed: failed };
+      const judging = {
+        failure: this.fatal,
+        judgeLoss: !this.interrupted && c.receivers > 0 && !failed,
+        workerFailed: failed,
+        receivers: c.receivers,
+      };
       const after = plan
         ? await reconcileFanout(backend, this.runId, collector.checker, calls, plan, judging)
         : await reconcile(backend, queue.name, this.runId, collector.checker, calls, judging);

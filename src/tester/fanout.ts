@@ -147,7 +147,7 @@ export async function reconcileFanout(
   checker: DeliveryChecker,
   calls: AfterRunCalls,
   plan: FanoutPlan,
-  x: { failure: string | undefined; judgeLoss: boolean; workerFailed: boolean },
+  x: { failure: string | undefined; judgeLoss: boolean; workerFailed: boolean; receivers?: number },
 ): Promise<Reconciliation> {
   let out: Reconciliation | undefined;
   for (const [j, q] of plan.queues.entries()) {

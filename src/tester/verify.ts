@@ -89,10 +89,14 @@ export async function readBack(
   }
 }
 
-/** What the read-back adds to the report's warnings. */
-export function readBackWarnings(r: ReadBack): string[] {
+/** What the read-back adds to the report's warnings. receivers: how many the run had (0: none ran). */
+export function readBackWarnings(r: ReadBack, receivers = 1): string[] {
   const out: string[] = [];
-  if (r.found.notDrained > 0) {
+  if (r.found.notDrained > 0 && receivers === 0) {
+    out.push(
+      `${r.found.notDrained} acknowledged message(s) are still in the queue: no receiver ran (--receivers 0), so they were not drained; not judged as lost`,
+    );
+  } else if (r.found.notDrained > 0) {
     out.push(
       `${r.found.notDrained} acknowledged message(s) were never received but are still in the queue ` +
         `(claimed by a receive whose answer was lost, or not yet visible): not counted as lost`,
@@ -146,7 +150,7 @@ export async function reconcile(
   runId: string,
   checker: DeliveryChecker,
   calls: AfterRunCalls,
-  x: { failure: string | undefined; judgeLoss: boolean; workerFailed: boolean; senderOffset?: number },
+  x: { failure: string | undefined; judgeLoss: boolean; workerFailed: boolean; senderOffset?: number; receivers?: number },
 ): Promise<Reconciliation> {
   let { failure, judgeLoss } = x;
   let messagesAfter: number | null;
@@ -170,7 +174,7 @@ export async function reconcile(
       const pageWithin = (read: Promise<Message[]>) => withDeadline(read, calls.callMs, 'reading the queue back');
       const back = await calls.retrying(() => readBack(backend, queue, runId, checker, pageWithin, x.senderOffset));
       foreignInQueue = back.foreign;
-      warnings.push(...readBackWarnings(back));
+      warnings.push(...readBackWarnings(back, x.receivers));
     } catch (e) {
       reachable = !isLostConnection(e);
       const missing = checker.ackedSends - checker.ackedDelivered;

@@ -114,3 +114,24 @@ describe('a drain of an earlier run (--senders 0) cannot judge loss nor unexpect
     expect(text).not.toMatch(/verdict\s+clean/);
   }, 90_000);
 });
+
+describe('a send-only run (--receivers 0) on SQLite', () => {
+  test('the messages left in the queue are explained by no receiver having run, not by a lost receive', async () => {
+    const { tempSqlite } = await import('../helpers/tester-dist.js');
+    const db = tempSqlite();
+    try {
+      expect((await runCli(['init', '--sqlite', db.path])).code).toBe(0);
+      const r = await runCli(['tester', '--sqlite', db.path, '--senders', '1', '--receivers', '0', '--messages', '5', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as TesterReport;
+      expect(report.counts.notDrained).toBe(5);
+      const w = report.tester.warnings.filter((x) => x.includes('still in the queue'));
+      expect(w).toEqual([
+        '5 acknowledged message(s) are still in the queue: no receiver ran (--receivers 0), so they were not drained; not judged as lost',
+      ]);
+      expect(report.tester.warnings.join('\n')).not.toContain('claimed by a receive');
+    } finally {
+      db.cleanup();
+    }
+  });
+});
