@@ -141,9 +141,15 @@ export function formatReport(r: TesterReport): string {
   out.push('');
   const lat = r.latency;
   const rows: string[][] = [['latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'count']];
-  const add = (name: string, s: { p50: number; p90: number; p99: number; p999: number; max: number; count: number } | undefined) => {
+  // No sample: nothing measured, a dash in each column (never a 0 that reads as a latency).
+  const ms = (v: number | null) => (v === null ? '–' : fmt(v));
+  const add = (
+    name: string,
+    s: { p50: number | null; p90: number | null; p99: number | null; p999: number | null; max: number | null; count: number } | undefined,
+  ) => {
     if (!s) return;
-    rows.push([name, fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), int(s.count)]);
+    if (s.count === 0) rows.push([name, '–', '–', '–', '–', '–', '0']);
+    else rows.push([name, ms(s.p50), ms(s.p90), ms(s.p99), ms(s.p999), ms(s.max), int(s.count)]);
   };
   const corrected = r.latencyFrom === 'intended' ? ' *' : '';
   add(`end-to-end${corrected}`, lat.endToEnd);

@@ -13,17 +13,21 @@ import type { CallsReport } from './report-parts.js';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
+/** A latency without a sample (count 0): nothing measured, so no figure (null), never 0. */
+export type NoSamples = { readonly count: 0 } & { readonly [K in Exclude<keyof LatencySummary, 'count'>]: null };
+export type ReportedLatency = LatencySummary | NoSamples;
+
 export interface LatencyReport {
   /** send start -> receive (or intended send time -> receive, with --rate) */
-  readonly endToEnd: LatencySummary;
-  readonly send: LatencySummary;
-  readonly receive: LatencySummary;
-  readonly ack: LatencySummary;
+  readonly endToEnd: ReportedLatency;
+  readonly send: ReportedLatency;
+  readonly receive: ReportedLatency;
+  readonly ack: ReportedLatency;
   /** With --rate only: the same, measured from the actual send start (service time). */
-  readonly endToEndService?: LatencySummary;
-  readonly sendService?: LatencySummary;
+  readonly endToEndService?: ReportedLatency;
+  readonly sendService?: ReportedLatency;
   /** With --rate only: how late each send started after its due time (the tester's own lag, as pgbench's). */
-  readonly scheduleLag?: LatencySummary;
+  readonly scheduleLag?: ReportedLatency;
 }
 
 export interface WorkerReport {

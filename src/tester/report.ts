@@ -28,7 +28,7 @@ import type { SteadyCpu } from './cpu-window.js';
 import { cpuShare, pacingWarnings, round2, testerWarnings } from './warnings.js';
 
 export type * from './report-types.js';
-import type { StopSignal, TesterReport, WorkerReport } from './report-types.js';
+import type { ReportedLatency, StopSignal, TesterReport, WorkerReport } from './report-types.js';
 
 /** A worker thread as the report sees it: its result, or (died) the errors it had reported. */
 export interface ReportedWorker {
@@ -92,6 +92,12 @@ export interface ReportInput {
   readonly listen?: ListenSetup | undefined;
   /** Faults, servers and write outages (failover.ts); none when left out. */
   readonly failover?: FailoverReport | undefined;
+}
+
+/** A latency as the report gives it: without a sample, null figures (not measured), never 0. */
+function reported(s: LatencySummary): ReportedLatency {
+  if (s.count > 0) return s;
+  return { count: 0, min: null, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
 }
 
 const NO_FAILOVER: FailoverReport = {
@@ -280,11 +286,13 @@ export function buildReport(x: ReportInput): TesterReport {
     calls,
     peakBacklog: peak,
     latency: {
-      endToEnd: lat.endToEnd,
-      send: lat.send,
-      receive: lat.receive,
-      ack: lat.ack,
-      ...(rated ? { endToEndService: lat.endToEndService, sendService: lat.sendService, scheduleLag: lat.scheduleLag } : {}),
+      endToEnd: reported(lat.endToEnd),
+      send: reported(lat.send),
+      receive: reported(lat.receive),
+      ack: reported(lat.ack),
+      ...(rated
+        ? { endToEndService: reported(lat.endToEndService), sendService: reported(lat.sendService), scheduleLag: reported(lat.scheduleLag) }
+        : {}),
     },
     latencyFrom: rated ? 'intended' : 'send-start',
     spectrum: Object.fromEntries(shown.filter((n) => lat[n].count > 0).map((n) => [n, spectrum(merged[n])])),

@@ -4,6 +4,9 @@
 // Before: every redelivery of the undeletable message counted as "something new" and reset the
 // drain's idle clock, so the drain never ended (a user's 3 s run had to be killed after 60 s).
 import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { TesterReport } from '../../src/tester/index.js';
@@ -112,6 +115,21 @@ describe('a drain of an earlier run (--senders 0) cannot judge loss nor unexpect
     expect(text).toMatch(/^not judged {2}lost, unexpected: /m);
     expect(text).toMatch(/^verdict +incomplete /m);
     expect(text).not.toMatch(/verdict\s+clean/);
+    // Nothing was sent by this run: no end-to-end nor send latency was measured, and none is shown as 0.
+    expect(report.latency.endToEnd).toMatchObject({ count: 0, p50: null, p99: null, max: null });
+    expect(report.latency.send).toMatchObject({ count: 0, p50: null, p99: null, max: null });
+    expect(report.latency.receive.count).toBeGreaterThan(0);
+    expect(text).toMatch(/^end-to-end +– +– +– +– +– +0$/m);
+    expect(text).toMatch(/^send +– +– +– +– +– +0$/m);
+    const { htmlReport } = await loadTester();
+    expect(htmlReport(report)).toMatch(/end-to-end +– +– +– +– +– +0/);
+    // tester compare reads such a report (a latency without samples is left out, not compared as 0).
+    const file = join(tmpdir(), `smq-drain-${randomBytes(4).toString('hex')}.json`);
+    writeFileSync(file, r.stdout);
+    cleanups.push(async () => rmSync(file, { force: true }));
+    const cmp = await runCli(['tester', 'compare', file, file]);
+    expect(cmp.code, cmp.stderr).toBe(0);
+    expect(cmp.stdout).not.toMatch(/endToEnd.*p50/);
   }, 90_000);
 });
 
