@@ -45,7 +45,8 @@ describe('a fractional --rate, and a throughput a single call does not claim', (
     );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^run .*, rate 0\.5\/s/m);
-    expect(r.stdout).toMatch(/^throughput {2}send 0\.5 msg\/s,/m);
+    // 2 sends over the measured sending time, about 4 s (0.51 when a loaded machine starts the clock late): not 1, not 56.
+    expect(r.stdout).toMatch(/^throughput {2}send 0\.(49|5|50|51) msg\/s,/m);
     expect(r.stdout).toMatch(/^sent +2 /m);
     const duration = Number(/^duration {4}([\d.]+) s/m.exec(r.stdout)?.[1]);
     expect(duration).toBeGreaterThanOrEqual(4);
