@@ -100,6 +100,12 @@ export class SlotTable {
     return this.capacity === undefined || seq < this.capacity;
   }
 
+  /** How many deliveries (sender, seq) has had; null: no message this run can hold. */
+  deliveriesOf(sender: number, seq: number): number | null {
+    if (!this.inRange(sender, seq)) return null;
+    return this.chunk(sender, seq, false)?.deliveries[seq & CHUNK_MASK] ?? 0;
+  }
+
   chunk(sender: number, seq: number, grow: boolean): Chunk | undefined {
     const perSender = this.chunks[sender]!;
     const ci = seq >>> CHUNK_BITS;

@@ -118,9 +118,7 @@ export class DeliveryChecker {
   }
   /** (sender, seq) is a message this run may hold (in range) that no delivery has shown yet. */
   awaitsFirstDelivery(sender: number, seq: number): boolean {
-    if (!this.slots.inRange(sender, seq)) return false;
-    const c = this.slots.chunk(sender, seq, false);
-    return c === undefined || c.deliveries[seq & CHUNK_MASK] === 0;
+    return this.slots.deliveriesOf(sender, seq) === 0;
   }
   /** Violations seen so far that no later event can undo (double-dequeue, duplicate, resurrection, out-of-range). */
   get violationsSoFar(): number {
@@ -364,9 +362,7 @@ export class DeliveryChecker {
       notDeletedIds: this.notDeletedIds,
     });
     // A suspicion waiting for a message the run delivered and never acknowledged stands.
-    const fifo = this.fifo?.summarize((sender, seq) =>
-      this.slots.inRange(sender, seq) ? (this.slots.chunk(sender, seq, false)?.deliveries[seq & CHUNK_MASK] ?? 0) > 0 : false,
-    );
+    const fifo = this.fifo?.summarize((sender, seq) => (this.slots.deliveriesOf(sender, seq) ?? 0) > 0);
     return {
       counts: {
         sent: this.sentCount,

@@ -26,7 +26,7 @@ import { buildReport, type StopSignal, type TesterReport } from './report.js';
 import { enableListen, restoreListen } from './listen.js';
 import { abandonRunQueue, dropRunQueue, prepareQueue, queuesLeft, runQueueName, type LeftQueue, type RunQueue } from './run-queue.js';
 import { planSettle } from './settle.js';
-import { countersMoved, databaseFigures, readActivity, readActivityAfter } from './store-figures.js';
+import { databaseAfterRun, readActivity } from './store-figures.js';
 import { afterRunCalls, END_CALL_HURRIED_MS, reconcile } from './verify.js';
 import { cleanUpFanout, FanoutTally, fanoutSummary, newFanoutPlan, prepareFanout, reconcileFanout, type FanoutPlan } from './fanout.js';
 
@@ -115,12 +115,12 @@ export class TesterRun extends EventEmitter<TesterEvents> {
     this.stopWhere((w) => w.role === 'sender' || w.stopSent);
   }
 
-  /** The queues this run created to drop after it and has not dropped yet (a second Ctrl-C leaves them). */
   /** The --hdr-log's first failed write (the run went on without the rest of the log). */
   hdrLogFailure(): Error | undefined {
     return this.hdrLog?.failure;
   }
 
+  /** The queues this run created to drop after it and has not dropped yet (a second Ctrl-C leaves them). */
   leftBehind(): LeftQueue[] {
     return this.queues ? queuesLeft(this.config, this.queues.queue, this.queues.plan?.created) : [];
   }
@@ -213,15 +213,8 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       if (reachable) await this.failover.noteMain(backend, true);
       const warnings = [...after.warnings, ...this.failover.warnings, ...(listen?.warning ? [listen.warning] : [])];
       if (this.settleNote !== undefined) warnings.push(this.settleNote);
-      const sent = collector.checker.ackedSends;
-      const activityAfter = reachable
-        ? await readActivityAfter(backend, tablesOf, activityBefore, {
-            inserted: sent,
-            deleted: collector.checker.ackedDeletes,
-          })
-        : undefined;
-      const moved = countersMoved(activityBefore, activityAfter);
-      if (moved !== undefined) warnings.push(moved);
+      const database = reachable ? await databaseAfterRun(backend, tablesOf, activityBefore, collector.checker) : { figures: null };
+      if (database.warning !== undefined) warnings.push(database.warning);
       const notDropped = await dropRunQueue(backend, c, queue, calls, reachable);
       if (notDropped !== undefined) warnings.push(notDropped);
       const notRestored = reachable ? await restoreListen(backend, listen?.setup) : undefined;
@@ -273,7 +266,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         fanout: tally?.report(),
         environment,
         warnings,
-        database: databaseFigures(activityBefore, activityAfter, sent),
+        database: database.figures,
         listen: listen?.setup,
       });
       this.setPhase('done');
@@ -317,10 +310,6 @@ export class TesterRun extends EventEmitter<TesterEvents> {
   private stopReceivers(): void {
     this.setPhase('stopping');
     this.stopWhere((w) => w.role === 'receiver');
-  }
-
-  private drainTimeoutMs(): number {
-    return drainTimeoutMs(this.config.drainTimeoutMs, this.interrupted);
   }
 
   /** Runs until every worker has reported its result or is gone (lifecycle.ts: never re-entered). */
@@ -370,7 +359,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         lastProgressUs: col.lastProgressUs,
         interrupted: this.interrupted,
         interruptedAtUs: this.interruptedAtUs,
-        timeoutMs: this.drainTimeoutMs(),
+        timeoutMs: drainTimeoutMs(this.config.drainTimeoutMs, this.interrupted),
       },
       monoUs(),
     );
@@ -399,7 +388,10 @@ export class TesterRun extends EventEmitter<TesterEvents> {
       phase: this.phase,
       interrupted: this.interrupted,
       totalToSend: c.messagesPerSender === undefined ? undefined : c.messagesPerSender * c.senders,
-      drain: this.phase === 'draining' ? { startUs: this.drainStartUs, timeoutMs: this.drainTimeoutMs() } : undefined,
+      drain:
+        this.phase === 'draining'
+          ? { startUs: this.drainStartUs, timeoutMs: drainTimeoutMs(this.config.drainTimeoutMs, this.interrupted) }
+          : undefined,
       lastError: this.lastError,
       faults: this.failover.liveFaults(),
     });

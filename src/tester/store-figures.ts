@@ -81,6 +81,22 @@ export async function readActivityAfter(
   }
 }
 
+/**
+ * What the run cost the database: the counters read again once they show the run's sends
+ * and deletes, less those read before it; no figures, and why, when the two reads are two
+ * servers' (a failover, a restart).
+ */
+export async function databaseAfterRun(
+  backend: Backend,
+  queues: readonly string[],
+  before: StoreActivity | undefined,
+  done: { readonly ackedSends: number; readonly ackedDeletes: number },
+): Promise<{ readonly figures: DatabaseFigures | null; readonly warning?: string }> {
+  const after = await readActivityAfter(backend, queues, before, { inserted: done.ackedSends, deleted: done.ackedDeletes });
+  const warning = countersMoved(before, after);
+  return { figures: databaseFigures(before, after, done.ackedSends), ...(warning === undefined ? {} : { warning }) };
+}
+
 const sumOf = (a: StoreActivity, key: keyof TableActivity, prefix: string) =>
   a.tables.filter((t) => t.table.startsWith(prefix)).reduce((s, t) => s + Number(t[key]), 0);
 
