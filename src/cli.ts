@@ -2,9 +2,9 @@
 // main() and is the one place that turns a thrown error into a line on stderr and an
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
-import yargs, { type Argv, type CommandModule } from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { flagOf, refuseRepeated, refuseRepeatedWords } from './commands/args.js';
-import { commands, subcommands } from './commands/index.js';
+import { COMMANDS, commandsFor, type AnyCommand } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
 import { usageError } from './errors.js';
@@ -35,8 +35,7 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
  * their own heading (as k6 and nats do): yargs shows groups in the order they are made, and
  * the positionals' group is made by the command's builder, so the two groups come after it.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argument type
-function globalsLast(command: CommandModule<GlobalArgs, any>): CommandModule<GlobalArgs, any> {
+function globalsLast(command: AnyCommand): AnyCommand {
   const { builder } = command;
   return {
     ...command,
@@ -48,11 +47,8 @@ function globalsLast(command: CommandModule<GlobalArgs, any>): CommandModule<Glo
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-const namesOf = (list: readonly CommandModule<GlobalArgs, any>[]) =>
-  new Set(list.flatMap((c) => [String(c.command ?? '').split(' ')[0], ...[c.aliases ?? []].flat()]));
-const commandNames = namesOf(commands);
-const subcommandNames = new Map([...subcommands].map(([name, list]) => [name, namesOf(list)]));
+const commandNames = new Set(COMMANDS.flatMap((c) => c.names));
+const subcommandNames = new Map(COMMANDS.flatMap((c) => (c.subcommands ? c.names.map((n) => [n, new Set(c.subcommands)] as const) : [])));
 
 /** The words name no command yet: none of them names one, or the one that does has subcommands and none of them follows. */
 function namesNoCommand(words: readonly string[]): boolean {
@@ -98,7 +94,8 @@ const parseErrorOf = (y: Argv<any>) =>
 
 const needsValue = (key: string, helpFor: string) => usageError(`${flagOf(key)} needs a value`, `see '${helpFor}'`);
 
-export function buildParser(argv: readonly string[], io: Io, operands: Operands = protectOperands(argv)) {
+/** The parser for these words, with the commands they need (commands/index.ts: commandsFor). */
+export function buildParser(argv: readonly string[], io: Io, commands: readonly AnyCommand[], operands: Operands = protectOperands(argv)) {
   const command = argv.find((a) => commandNames.has(a));
   const helpFor = helpForOf(argv);
   let parser = globalOptions(yargs())
@@ -170,7 +167,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   let unknown: string[] | undefined;
   let valueless: string | undefined;
   const operands = protectOperands(argv, namesNoCommand);
-  const parser = buildParser(argv, io, operands);
+  const parser = buildParser(argv, io, await commandsFor(argv), operands);
   // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
   await parser.parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
     shown = output;

@@ -2,6 +2,7 @@
 // error (exit 2) that names the option and says what is expected.
 import { invalidInput, usageError } from '../errors.js';
 import type { MessageId } from '../backends/types.js';
+import { parseDuration } from '../text/duration.js';
 import { parseMessageId } from '../text/ids.js';
 
 /**
@@ -94,4 +95,18 @@ export function parseHeaders(value: unknown): Record<string, string> | undefined
 export function asStrings(value: unknown): string[] {
   if (value === undefined) return [];
   return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+const MAX_THROTTLE_MS = 2_147_483_647;
+
+/**
+ * --throttle (or `flag`) in whole milliseconds. A bare number other than 0 is refused (it
+ * read as milliseconds here and as seconds everywhere else): `--throttle 5` says which.
+ */
+export function throttleMsOf(value: unknown, flag = 'throttle'): number {
+  const ms = parseDuration(flag, value, { unit: 'ms', bare: null });
+  if (!Number.isInteger(ms) || ms > MAX_THROTTLE_MS) {
+    throw usageError(`--${flag} ${String(value)} is not a whole number of milliseconds up to 24 days`, 'give e.g. 0, 250ms or 1s');
+  }
+  return ms;
 }

@@ -1,44 +1,49 @@
-// Every smq subcommand. Add new ones (tester, top) by appending their module here.
+// Every smq subcommand, by the words that name it, and the module that holds it. A module is
+// loaded only when a word on the command line names its command (or when none does, for the
+// top-level help and the "did you mean" line): `smq peek` does not compile send's, top's or the
+// tester's option tables and handlers (test/integration/cli-startup.test.ts). Add a command
+// by adding its line here; a unit test checks the names against the modules' own.
 import type { CommandModule } from 'yargs';
 import type { GlobalArgs } from './context.js';
-import { createCommand } from './create.js';
-import { deleteCommand } from './delete.js';
-import { dropCommand } from './drop.js';
-import { groupsCommand } from './groups.js';
-import { initCommand } from './init.js';
-import { peekCommand } from './peek.js';
-import { purgeCommand } from './purge.js';
-import { queuesCommand } from './queues.js';
-import { notifyCommand } from './notify.js';
-import { receiveCommand } from './receive.js';
-import { sendCommand } from './send.js';
-import { topCommand } from './top.js';
-import { bindCommand, topicsCommand, unbindCommand } from './topics.js';
-import { testerCommand, testerSubcommands } from './tester.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<GlobalArgs, any>[] = [
-  queuesCommand,
-  createCommand,
-  dropCommand,
-  purgeCommand,
-  sendCommand,
-  receiveCommand,
-  deleteCommand,
-  peekCommand,
-  groupsCommand,
-  topicsCommand,
-  bindCommand,
-  unbindCommand,
-  notifyCommand,
-  initCommand,
-  topCommand,
-  testerCommand,
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argument type
+export type AnyCommand = CommandModule<GlobalArgs, any>;
+
+export interface CommandEntry {
+  /** The command's name and aliases, as its module declares them. */
+  readonly names: readonly string[];
+  /** Subcommands the command declares in its builder (`smq tester compare`): a word after it names one. */
+  readonly subcommands?: readonly string[];
+  readonly load: () => Promise<readonly AnyCommand[]>;
+}
+
+/** In the order `smq --help` lists them. */
+export const COMMANDS: readonly CommandEntry[] = [
+  { names: ['queues', 'ls'], load: async () => [(await import('./queues.js')).queuesCommand] },
+  { names: ['create'], load: async () => [(await import('./create.js')).createCommand] },
+  { names: ['drop'], load: async () => [(await import('./drop.js')).dropCommand] },
+  { names: ['purge'], load: async () => [(await import('./purge.js')).purgeCommand] },
+  { names: ['send'], load: async () => [(await import('./send.js')).sendCommand] },
+  { names: ['receive'], load: async () => [(await import('./receive.js')).receiveCommand] },
+  { names: ['delete'], load: async () => [(await import('./delete.js')).deleteCommand] },
+  { names: ['peek'], load: async () => [(await import('./peek.js')).peekCommand] },
+  { names: ['groups'], load: async () => [(await import('./groups.js')).groupsCommand] },
+  { names: ['topics'], load: async () => [(await import('./topics.js')).topicsCommand] },
+  { names: ['bind'], load: async () => [(await import('./topics.js')).bindCommand] },
+  { names: ['unbind'], load: async () => [(await import('./topics.js')).unbindCommand] },
+  { names: ['notify'], load: async () => [(await import('./notify.js')).notifyCommand] },
+  { names: ['init'], load: async () => [(await import('./init.js')).initCommand] },
+  { names: ['top'], load: async () => [(await import('./top.js')).topCommand] },
+  { names: ['tester'], subcommands: ['compare'], load: async () => [(await import('./tester.js')).testerCommand] },
 ];
 
 /**
- * The subcommands a command declares in its builder, by the command's name (`smq tester compare`).
- * A command with subcommands takes no operands of its own: a word after it names a subcommand.
+ * The commands yargs needs for these words: those any word names (a word may be an option's
+ * value: loading one more command costs a few milliseconds, matching none would be wrong), or
+ * every command when no word names one (`smq`, `smq --help`, `smq bogus`). In COMMANDS' order.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const subcommands: ReadonlyMap<string, readonly CommandModule<GlobalArgs, any>[]> = new Map([['tester', testerSubcommands]]);
+export async function commandsFor(words: readonly string[]): Promise<AnyCommand[]> {
+  const named = COMMANDS.filter((c) => c.names.some((n) => words.includes(n)));
+  const loaded = await Promise.all((named.length > 0 ? named : COMMANDS).map((c) => c.load()));
+  return loaded.flat();
+}

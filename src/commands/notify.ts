@@ -7,7 +7,7 @@ import { lacking, need } from '../backends/index.js';
 import type { Backend, NotifyInsertSetting } from '../backends/types.js';
 import { usageError } from '../errors.js';
 import { shortTime, type TableView } from '../output/records.js';
-import { parseDuration } from '../text/duration.js';
+import { throttleMsOf } from './args.js';
 import { printerOf, withBackend, type GlobalArgs } from './context.js';
 
 interface NotifyArgs extends GlobalArgs {
@@ -18,7 +18,6 @@ interface NotifyArgs extends GlobalArgs {
 
 /** pgmq's own default for enable_notify_insert. */
 const DEFAULT_THROTTLE_MS = 250;
-const MAX_THROTTLE_MS = 2_147_483_647;
 
 const settingTable: TableView<NotifyInsertSetting> = {
   columns: [{ header: 'QUEUE', names: true }, { header: 'THROTTLE', align: 'right' }, { header: 'LAST NOTIFIED' }, { header: 'CHANNEL' }],
@@ -39,18 +38,6 @@ function notifyOf(backend: Backend) {
   const { setNotifyInsert, notifyInsertSettings } = backend;
   if (!setNotifyInsert || !notifyInsertSettings) throw lacking('notifyInsert');
   return { set: setNotifyInsert.bind(backend), list: notifyInsertSettings.bind(backend) };
-}
-
-/**
- * --throttle (or `flag`) in whole milliseconds. A bare number other than 0 is refused (it
- * read as milliseconds here and as seconds everywhere else): `--throttle 5` says which.
- */
-export function throttleMsOf(value: unknown, flag = 'throttle'): number {
-  const ms = parseDuration(flag, value, { unit: 'ms', bare: null });
-  if (!Number.isInteger(ms) || ms > MAX_THROTTLE_MS) {
-    throw usageError(`--${flag} ${String(value)} is not a whole number of milliseconds up to 24 days`, 'give e.g. 0, 250ms or 1s');
-  }
-  return ms;
 }
 
 export const notifyCommand: CommandModule<GlobalArgs, NotifyArgs> = {

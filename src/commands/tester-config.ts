@@ -6,7 +6,7 @@ import { validateConfig, type TesterConfig } from '../tester/config.js';
 import { parseFaultSpec } from '../tester/fault-spec.js';
 import type { Faults } from '../tester/protocol.js';
 import { parseDuration, parseMilliseconds } from '../text/duration.js';
-import { throttleMsOf } from './notify.js';
+import { throttleMsOf } from './args.js';
 import { CONNECT_TIMEOUT_MS, callTimeoutOf, ioOf, tenantOf, type GlobalArgs } from './context.js';
 
 export interface TesterArgs extends GlobalArgs {

@@ -174,7 +174,7 @@ export async function runTester(argv: TesterArgs): Promise<number> {
   }
 }
 
-/** smq tester's subcommands: its builder declares them, cli.ts checks the word after `smq tester` against them. */
+/** smq tester's subcommands: its builder declares them; commands/index.ts lists their names for cli.ts. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each subcommand has its own argument type
 export const testerSubcommands: CommandModule<GlobalArgs, any>[] = [testerCompareCommand];
 

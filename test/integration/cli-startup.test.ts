@@ -44,6 +44,44 @@ describe('what a command loads', () => {
     expect(heavy(await loaded(args.split(' ')))).toEqual([]);
   });
 
+  // Each command's module (and what only it needs) is loaded when that command runs: `smq peek`
+  // does not compile send's, top's or the tester's option tables and handlers.
+  test.each([
+    ['peek q --sqlite /nonexistent/smq.db', 'peek'],
+    ['send q {} --sqlite /nonexistent/smq.db', 'send'],
+    ['queues --sqlite /nonexistent/smq.db', 'queues'],
+    ['tester --help', 'tester'],
+  ])('smq %s: loads its own command module and no other', async (args, own) => {
+    const commands = (await loaded(args.split(' ')))
+      .map((m) => /^dist\/commands\/([a-z]+)\.js$/.exec(m)?.[1])
+      .filter((name) => name !== undefined && !['index', 'args', 'context', 'operands'].includes(name));
+    expect(commands).toEqual([own]);
+  });
+
+  test('smq --help still lists every command', async () => {
+    const help = (await runCli(['--help'])).stdout;
+    for (const name of [
+      'queues',
+      'create',
+      'drop',
+      'purge',
+      'send',
+      'receive',
+      'delete',
+      'peek',
+      'groups',
+      'topics',
+      'bind',
+      'unbind',
+      'notify',
+      'init',
+      'top',
+      'tester',
+    ]) {
+      expect(help).toMatch(new RegExp(`^  smq ${name}\\b`, 'm'));
+    }
+  });
+
   test('smq tester does load its engine (the check above would see it)', async () => {
     const mods = await loaded(['tester', '--messages', '20']);
     expect(heavy(mods)).toContain('dist/tester/engine.js');
