@@ -9,6 +9,7 @@ export class HdrLog {
   /** The first write that failed (a full disk, an I/O error): the run goes on, the log stops there. */
   failure: Error | undefined;
   private readonly writer: HistogramLogWriter;
+  private closed = false;
 
   private constructor(private readonly fd: number) {
     this.writer = new HistogramLogWriter((text) => this.write(text));
@@ -37,7 +38,10 @@ export class HdrLog {
   private write(text: string): void {
     if (this.failure) return;
     try {
-      writeSync(this.fd, text);
+      // A write may take only part of the bytes (a file-size limit, a full disk): the rest is
+      // written again, and the disk's refusal of it is the failure.
+      const bytes = Buffer.from(text, 'utf8');
+      for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done);
     } catch (e) {
       this.failure = e instanceof Error ? e : new Error(String(e));
     }
@@ -54,7 +58,10 @@ export class HdrLog {
     this.writer.outputIntervalHistogram(h, second, second + 1, 1000);
   }
 
+  /** Closes the file (once: the engine closes it before its report, and again on the way out). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     try {
       closeSync(this.fd);
     } catch (e) {

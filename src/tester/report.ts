@@ -92,6 +92,8 @@ export interface ReportInput {
   readonly listen?: ListenSetup | undefined;
   /** Faults, servers and write outages (failover.ts); none when left out. */
   readonly failover?: FailoverReport | undefined;
+  /** --hdr-log, closed and whole; left out: none, or a write failed (the command says which). */
+  readonly hdrLog?: string | undefined;
 }
 
 /** A latency as the report gives it: without a sample, null figures (not measured), never 0. */
@@ -336,7 +338,7 @@ export function buildReport(x: ReportInput): TesterReport {
     tester: { warnings, cpuPercentOfCores: Math.round(share * 1000) / 10, steadyCpu: x.steadyCpu, cores, workers },
     errors: { count: connectionErrors + otherErrors, connection: connectionErrors, other: otherErrors, last: lastError ?? null },
     maxP99,
-    hdrLog: c.hdrLogPath ?? null,
+    hdrLog: x.hdrLog ?? null,
     backlog:
       c.maxBacklog === undefined
         ? null

@@ -6,7 +6,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { BIN, cleanEnv, ensureBuilt, runCli } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'smq-tester-outputs-'));
@@ -155,4 +155,66 @@ describe('smq tester: a report file that cannot be written after the run', () =>
     expect(r.stderr).toContain(`smq tester: could not write the HTML report to ${r.html} (--html): no such file or directory\n`);
     expect(r.code).toBe(5);
   }, 90_000);
+});
+
+describe('smq tester: an HdrHistogram log the disk stops taking during the run', () => {
+  // A file-size limit of 1 KiB (ulimit -f; Node ignores SIGXFSZ, so the write fails with EFBIG)
+  // lets the log's header through and refuses its first intervals. On PostgreSQL: the run itself
+  // writes no other file.
+  test('the report does not name the log as written; one line says why; the verdict stands', async () => {
+    const hdr = join(dir, `limited-${Math.random().toString(36).slice(2)}.hlog`);
+    const q = `hdr_${Math.random().toString(36).slice(2, 8)}`;
+    const args = [BIN, 'tester', '--url', inject('pgUrl'), '--queue', q, '--duration', '3s', '--rate', '200', '--hdr-log', hdr, '--json'];
+    const quoted = args.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
+      const child = spawn('bash', ['-c', `ulimit -f 1; exec '${process.execPath}' ${quoted}`], {
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', fail);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        done({ code, stdout, stderr });
+      });
+    });
+    expect(r.stderr).toContain(`smq tester: could not write the HdrHistogram log to ${hdr} (--hdr-log): `);
+    const report = JSON.parse(r.stdout) as { verdict: string; hdrLog: string | null };
+    expect(report.verdict).toBe('clean');
+    expect(report.hdrLog).toBeNull();
+    expect(r.code).toBe(1);
+  }, 90_000);
+});
+
+describe('HdrLog: a write the disk takes only part of', () => {
+  // The write that crosses the limit is cut short (writeSync returns fewer bytes and no error);
+  // the log stops at that write, so the cut is the last thing written, and the failure must
+  // still be seen. Real file, real limit: a child Node under `ulimit -f 1`.
+  test('a short last write is a failure, not a log that ends mid-line', () => {
+    const path = join(dir, `short-${Math.random().toString(36).slice(2)}.hlog`);
+    const dist = join(BIN, '..', '..', 'dist', 'tester');
+    const script = `
+      import { statSync } from 'node:fs';
+      import { HdrLog } from ${JSON.stringify(join(dist, 'hdr-log.js'))};
+      import { newMergedHistogram, recordUs } from ${JSON.stringify(join(dist, 'histograms.js'))};
+      const path = ${JSON.stringify(path)};
+      const log = HdrLog.open(path);
+      log.start(Date.now());
+      for (let s = 0; statSync(path).size < 1024 && s < 1000; s++) {
+        const h = newMergedHistogram();
+        for (let i = 1; i < 200; i++) recordUs(h, i * 997 * (s + 1));
+        log.interval(h, s);
+      }
+      log.close();
+      process.stdout.write(JSON.stringify({ size: statSync(path).size, failure: log.failure?.code ?? null }));`;
+    const out = execFileSync('bash', ['-c', `ulimit -f 1; exec '${process.execPath}' --input-type=module -e "$SCRIPT"`], {
+      env: { ...cleanEnv(), SCRIPT: script },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual({ size: 1024, failure: 'EFBIG' });
+  });
 });

@@ -230,6 +230,7 @@ test('--rate: latency from the intended send time, service time beside it, and a
   const log = readFileSync(hdrLog, 'utf8');
   expect(log).toContain('"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"');
   expect(log.split('\n').filter((l) => /^\d+\.\d+,1\.000,/.test(l)).length).toBeGreaterThan(0);
+  expect(report.hdrLog).toBe(hdrLog); // written whole, so the report names it
 });
 
 test('--threads: several senders and receivers per thread, each with its own connection, same verdicts', async () => {
