@@ -31,4 +31,24 @@ describe('a connection the server closed', () => {
       expect(mapped.line()).not.toContain('lost');
     }
   });
+
+  // A server that closes at once may reset the connection (it had unread bytes from us): the
+  // same event as a close, in the same words, not errno text (seen under load in cli-bad-input).
+  const reset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' });
+  const broken = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
+
+  test('reset or broken while it was being made: the same words as a close', () => {
+    expect(mapPgError(whileConnecting(reset()), ctx).line()).toBe(
+      'cannot connect to postgres://u:***@h/db: the server closed the connection before it was made (the connection was reset): check that --url names a PostgreSQL server (or pooler) that is running; its log says why it closed',
+    );
+    expect(mapPgError(whileConnecting(broken()), ctx).line()).toMatch(
+      /^cannot connect to postgres:\/\/u:\*\*\*@h\/db: the server closed the connection before it was made \(it was closed while smq wrote to it\): /,
+    );
+  });
+
+  test('reset once established: lost the connection, never "cannot connect"', () => {
+    const mapped = mapPgError(reset(), ctx);
+    expect(mapped.kind).toBe('connection');
+    expect(mapped.line()).toMatch(/^lost the connection to postgres:\/\/u:\*\*\*@h\/db: the connection was reset: /);
+  });
 });

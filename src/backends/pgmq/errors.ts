@@ -115,18 +115,21 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   // The server closed the connection: while it was being made (a port that is not
   // PostgreSQL, a proxy without a backend, a server shutting down), or once established
   // (server restart, crash, terminated backend).
-  if (err.code === '57P01' || err.code === '57P02' || /Connection terminated unexpectedly/i.test(err.message ?? '')) {
+  // A reset (the server closed with bytes of ours unread) or a broken pipe is the same event.
+  const cut =
+    err.code === 'ECONNRESET' ? 'the connection was reset' : err.code === 'EPIPE' ? 'it was closed while smq wrote to it' : undefined;
+  if (cut !== undefined || err.code === '57P01' || err.code === '57P02' || /Connection terminated unexpectedly/i.test(err.message ?? '')) {
     if (CONNECTING.has(err)) {
       return new SmqError(
         'connection',
-        `cannot connect to ${ctx.location}: the server closed the connection before it was made (${message})`,
+        `cannot connect to ${ctx.location}: the server closed the connection before it was made (${cut ?? message})`,
         {
           hint: 'check that --url names a PostgreSQL server (or pooler) that is running; its log says why it closed',
           cause: e,
         },
       );
     }
-    return new SmqError('connection', `lost the connection to ${ctx.location}: ${message}`, {
+    return new SmqError('connection', `lost the connection to ${ctx.location}: ${cut ?? message}`, {
       hint: 'the server closed it (restarted, crashed or ended the session); check that it is running',
       cause: e,
     });
