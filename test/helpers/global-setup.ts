@@ -5,24 +5,42 @@ import { startPgServer, type PgServer } from './pg-server.js';
 import { installSchema } from './schema.js';
 import { defaultTemplates, installRealPgmq, type PgmqInstall } from './real-pgmq.js';
 
-let server: PgServer | undefined;
+interface Suite {
+  readonly server: PgServer | undefined;
+  readonly url: string;
+  readonly installs: PgmqInstall[];
+}
 
-export default async function setup(project: TestProject) {
+// The `integration` and `tui` projects share one server: each project runs this setup, in the
+// one vitest process, and the last teardown stops it.
+const shared = globalThis as { smqSuite?: Promise<Suite>; smqSuiteUsers?: number };
+
+async function startSuite(): Promise<Suite> {
+  let server: PgServer | undefined;
   let url = process.env['SMQ_TEST_PG_URL'];
   if (!url) {
     server = await startPgServer();
     url = server.url;
   }
   await installSchema(url);
-  project.provide('pgUrl', url);
-  project.provide('pgDataDir', server?.dataDir ?? '');
   // Real pgmq releases (../shared/pgmq, set by .ci/run) on the suite's own server only.
   const pgmqDir = process.env['SMQ_TEST_PGMQ_DIR'];
   const installs = pgmqDir && server ? await installRealPgmq(server.adminUrl, pgmqDir) : [];
-  const releases = defaultTemplates(installs);
-  project.provide('pgmqReleases', releases);
+  return { server, url, installs };
+}
+
+export default async function setup(project: TestProject) {
+  shared.smqSuiteUsers = (shared.smqSuiteUsers ?? 0) + 1;
+  shared.smqSuite ??= startSuite();
+  const { server, url, installs } = await shared.smqSuite;
+  project.provide('pgUrl', url);
+  project.provide('pgDataDir', server?.dataDir ?? '');
+  project.provide('pgmqReleases', defaultTemplates(installs));
   project.provide('pgmqInstalls', installs);
   return () => {
+    shared.smqSuiteUsers = (shared.smqSuiteUsers ?? 1) - 1;
+    if (shared.smqSuiteUsers > 0) return;
+    shared.smqSuite = undefined;
     server?.stop();
   };
 }

@@ -615,7 +615,9 @@ describe('bad input', () => {
     other.close();
   });
 
-  test.each(cases)('$name', async (c) => {
+  // Concurrently (maxConcurrency in vitest.config.ts): each case is one smq process, and none
+  // changes anything (each checks that), so they cannot disturb each other's checks.
+  test.concurrent.for(cases)('$name', async (c, { expect }) => {
     const before = await snapshot();
     const notSqlite = readFileSync(join(world.dir, 'not-sqlite.txt'));
     const other = sqliteSnapshot(join(world.dir, 'other.db'));
