@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { flagOf, refuseRepeated, refuseRepeatedWords } from './commands/args.js';
-import { COMMANDS, commandsFor, type AnyCommand } from './commands/index.js';
+import { COMMANDS, commandsFor, type AnyCommand, type LoadedCommands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
 import { usageError } from './errors.js';
@@ -94,8 +94,27 @@ const parseErrorOf = (y: Argv<any>) =>
 
 const needsValue = (key: string, helpFor: string) => usageError(`${flagOf(key)} needs a value`, `see '${helpFor}'`);
 
+/**
+ * yargs' "Not enough non-option arguments: got 1, need at least 2" as the operands left out
+ * and the command's form: `missing <new>: smq tester compare <baseline> <new> [options]`.
+ */
+function missingOperands(text: string, helpFor: string, forms: ReadonlyMap<string, string>): Error | undefined {
+  const counts = /^Not enough non-option arguments: got (\d+), need at least \d+$/.exec(text);
+  const form = forms.get(helpFor.replace(/^smq | --help$/g, ''));
+  if (!counts || form === undefined) return undefined;
+  const required = form.split(' ').filter((w) => w.startsWith('<'));
+  const missing = required.slice(Number(counts[1]));
+  if (missing.length === 0) return undefined;
+  return usageError(`missing ${missing.join(' ')}: smq ${form} [options]`, `see '${helpFor}'`);
+}
+
 /** The parser for these words, with the commands they need (commands/index.ts: commandsFor). */
-export function buildParser(argv: readonly string[], io: Io, commands: readonly AnyCommand[], operands: Operands = protectOperands(argv)) {
+export function buildParser(
+  argv: readonly string[],
+  io: Io,
+  { commands, forms }: LoadedCommands,
+  operands: Operands = protectOperands(argv),
+) {
   const command = argv.find((a) => commandNames.has(a));
   const helpFor = helpForOf(argv);
   let parser = globalOptions(yargs())
@@ -121,6 +140,8 @@ export function buildParser(argv: readonly string[], io: Io, commands: readonly 
       if (valueless !== undefined) throw needsValue(valueless, helpFor);
       if (error) throw error;
       const text = operands.restore(oneLine(message ?? 'invalid arguments'));
+      const missing = missingOperands(text, helpFor, forms);
+      if (missing) throw missing;
       // `smq --url receive orders`: the option took the command's name as its value.
       const taker = command === undefined ? undefined : argv[argv.indexOf(command) - 1];
       if (taker !== undefined && /^--?[^-=][^=]*$/.test(taker) && !takesNoValue(parser, taker.replace(/^-+/, ''))) {

@@ -15,6 +15,8 @@ export interface CommandEntry {
   /** Subcommands the command declares in its builder (`smq tester compare`): a word after it names one. */
   readonly subcommands?: readonly string[];
   readonly load: () => Promise<readonly AnyCommand[]>;
+  /** The subcommands themselves (loaded with the command), for their usage lines. */
+  readonly loadSubcommands?: () => Promise<readonly AnyCommand[]>;
 }
 
 /** In the order `smq --help` lists them. */
@@ -34,16 +36,37 @@ export const COMMANDS: readonly CommandEntry[] = [
   { names: ['notify'], load: async () => [(await import('./notify.js')).notifyCommand] },
   { names: ['init'], load: async () => [(await import('./init.js')).initCommand] },
   { names: ['top'], load: async () => [(await import('./top.js')).topCommand] },
-  { names: ['tester'], subcommands: ['compare'], load: async () => [(await import('./tester.js')).testerCommand] },
+  {
+    names: ['tester'],
+    subcommands: ['compare'],
+    load: async () => [(await import('./tester.js')).testerCommand],
+    loadSubcommands: async () => (await import('./tester.js')).testerSubcommands,
+  },
 ];
+
+export interface LoadedCommands {
+  readonly commands: readonly AnyCommand[];
+  /** Each loaded command's form by the words that name it: 'peek' → 'peek <queue>', 'tester compare' → 'tester compare <baseline> <new>'. */
+  readonly forms: ReadonlyMap<string, string>;
+}
 
 /**
  * The commands yargs needs for these words: those any word names (a word may be an option's
  * value: loading one more command costs a few milliseconds, matching none would be wrong), or
  * every command when no word names one (`smq`, `smq --help`, `smq bogus`). In COMMANDS' order.
  */
-export async function commandsFor(words: readonly string[]): Promise<AnyCommand[]> {
+export async function commandsFor(words: readonly string[]): Promise<LoadedCommands> {
   const named = COMMANDS.filter((c) => c.names.some((n) => words.includes(n)));
-  const loaded = await Promise.all((named.length > 0 ? named : COMMANDS).map((c) => c.load()));
-  return loaded.flat();
+  const entries = named.length > 0 ? named : COMMANDS;
+  const commands = (await Promise.all(entries.map((c) => c.load()))).flat();
+  const forms = new Map<string, string>();
+  const add = (prefix: string, list: readonly AnyCommand[]) => {
+    for (const c of list) {
+      const form = String(c.command ?? '');
+      for (const name of [form.split(' ')[0]!, ...[c.aliases ?? []].flat()]) forms.set(`${prefix}${name}`, `${prefix}${form}`);
+    }
+  };
+  add('', commands);
+  for (const c of entries) if (c.loadSubcommands) for (const name of c.names) add(`${name} `, await c.loadSubcommands());
+  return { commands, forms };
 }

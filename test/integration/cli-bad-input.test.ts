@@ -195,6 +195,19 @@ const sqlite = (w: World) => ['--sqlite', w.sqlite];
 const longName = 'n'.repeat(48);
 
 const cases: Case[] = [
+  // An operand left out: which one, and the command's form (not yargs' "Not enough non-option arguments").
+  {
+    name: 'peek without a queue',
+    args: () => ['peek'],
+    code: 2,
+    says: /^smq: missing <queue>: smq peek <queue> \[options\]: see 'smq peek --help'$/m,
+  },
+  {
+    name: 'delete without ids',
+    args: (w) => ['delete', w.queue, ...sqlite(w)],
+    code: 2,
+    says: /^smq: missing <ids\.\.>: smq delete <queue> <ids\.\.> \[options\]: see 'smq delete --help'$/m,
+  },
   // Queue names that try SQL injection, or that pgmq cannot hold.
   // (Quotes, spaces, emoji and bidi controls are names pgmq accepts: pgmq-names.test.ts.)
   ...['x; drop table y', "x'; drop table y; --", 'a$b', 'a--b', "it's", ''].flatMap((name): Case[] => [

@@ -84,7 +84,7 @@ describe('smq tester compare', () => {
       [[file('a.json'), file('other.json')], /^smq: .*other\.json is not a tester report: it has no throughput/],
       [[file('a.json'), file('b.json'), '--max-regression', 'lots'], /^smq: --max-regression "lots" is not a percentage: write e\.g\. 10%/],
       // The subcommand's own help, not the tester's.
-      [[file('a.json')], /^smq: Not enough non-option arguments: got 1, need at least 2: see 'smq tester compare --help'$/m],
+      [[file('a.json')], /^smq: missing <new>: smq tester compare <baseline> <new> \[options\]: see 'smq tester compare --help'$/m],
     ];
     for (const [args, line] of cases) {
       const r = await runCli(['tester', 'compare', ...args]);
