@@ -108,12 +108,16 @@ function missingOperands(text: string, helpFor: string, forms: ReadonlyMap<strin
   return usageError(`missing ${missing.join(' ')}: smq ${form} [options]`, `see '${helpFor}'`);
 }
 
-/** The parser for these words, with the commands they need (commands/index.ts: commandsFor). */
+/**
+ * The parser for these words, with the commands they need (commands/index.ts: commandsFor).
+ * parseFailed is called when yargs refuses the words themselves (no handler has run).
+ */
 export function buildParser(
   argv: readonly string[],
   io: Io,
   { commands, forms }: LoadedCommands,
   operands: Operands = protectOperands(argv),
+  parseFailed: () => void = () => undefined,
 ) {
   const command = argv.find((a) => commandNames.has(a));
   const helpFor = helpForOf(argv);
@@ -136,6 +140,8 @@ export function buildParser(
       refuseRepeatedWords(argv, optionsOf(parser).alias);
     }, true)
     .fail((message, error) => {
+      // yargs' own words, or yargs-parser's error: not an error a handler threw.
+      if (!error || error.name === 'YError') parseFailed();
       const valueless = valuelessKey(error?.message);
       if (valueless !== undefined) throw needsValue(valueless, helpFor);
       if (error) throw error;
@@ -183,23 +189,39 @@ function unknownCommand(words: readonly string[]): string[] | undefined {
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   // `smq help queues` is `smq queues --help`, as in git and kubectl (`smq help`: the top-level help).
   if (argv[0] === 'help') return main([...argv.slice(1), '--help'], io);
+  return run(argv, io, await commandsFor(argv));
+}
+
+/**
+ * One parse with these commands. With only the commands the words name (a word may have been
+ * an option's value), what yargs says without running a handler (the help, "did you mean", a
+ * word it refuses) may depend on the others: it is then said with every command loaded.
+ */
+async function run(argv: readonly string[], io: Io, loaded: LoadedCommands): Promise<number> {
   const exit: ExitHolder = { code: 0 };
   let shown = '';
   let unknown: string[] | undefined;
   let valueless: string | undefined;
+  let refused = false;
   const operands = protectOperands(argv, namesNoCommand);
-  const parser = buildParser(argv, io, await commandsFor(argv), operands);
-  // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
-  await parser.parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
-    shown = output;
-    // yargs shows the help (or the version) before it reports an option without a value: in
-    // `--queue -dash` or `--limit -h` the word is read as flags (-d -a -s -h), h is --help, and
-    // the run or the CI gate would end with the help and exit 0. The missing value is the mistake.
-    if (output) valueless = valuelessKey(parseErrorOf(parser));
-    // yargs shows the help and the version before it looks at the command: `smq bogus --help`,
-    // `smq tester comapre --help` and `smq bogus --version` are still mistyped commands (as in kubectl).
-    if (output) unknown = unknownCommand(args._.map((w) => operands.restore(String(w))));
-  });
+  const parser = buildParser(argv, io, loaded, operands, () => (refused = true));
+  try {
+    // The parse context reaches every handler as argv.smqIo / argv.smqExit (see commands/context.ts).
+    await parser.parseAsync([...operands.args], { smqIo: io, smqExit: exit }, (_err, args, output) => {
+      shown = output;
+      // yargs shows the help (or the version) before it reports an option without a value: in
+      // `--queue -dash` or `--limit -h` the word is read as flags (-d -a -s -h), h is --help, and
+      // the run or the CI gate would end with the help and exit 0. The missing value is the mistake.
+      if (output) valueless = valuelessKey(parseErrorOf(parser));
+      // yargs shows the help and the version before it looks at the command: `smq bogus --help`,
+      // `smq tester comapre --help` and `smq bogus --version` are still mistyped commands (as in kubectl).
+      if (output) unknown = unknownCommand(args._.map((w) => operands.restore(String(w))));
+    });
+  } catch (e) {
+    if (refused && loaded.partial) return run(argv, io, await commandsFor([]));
+    throw e;
+  }
+  if (shown && loaded.partial) return run(argv, io, await commandsFor([]));
   // The same line as `smq bogus` (`smq tester comapre`), from the same place (no handler runs:
   // it is no command). After '--', so that a word given there as '-x' stays a word.
   if (unknown !== undefined) return main([...unknown.slice(0, -1), '--', ...unknown.slice(-1)], io);

@@ -46,6 +46,8 @@ export const COMMANDS: readonly CommandEntry[] = [
 
 export interface LoadedCommands {
   readonly commands: readonly AnyCommand[];
+  /** Only the commands the words name, not every one. */
+  readonly partial: boolean;
   /** Each loaded command's form by the words that name it: 'peek' → 'peek <queue>', 'tester compare' → 'tester compare <baseline> <new>'. */
   readonly forms: ReadonlyMap<string, string>;
 }
@@ -68,5 +70,5 @@ export async function commandsFor(words: readonly string[]): Promise<LoadedComma
   };
   add('', commands);
   for (const c of entries) if (c.loadSubcommands) for (const name of c.names) add(`${name} `, await c.loadSubcommands());
-  return { commands, forms };
+  return { commands, forms, partial: entries.length < COMMANDS.length };
 }

@@ -50,7 +50,7 @@ describe('what a command loads', () => {
     ['peek q --sqlite /nonexistent/smq.db', 'peek'],
     ['send q {} --sqlite /nonexistent/smq.db', 'send'],
     ['queues --sqlite /nonexistent/smq.db', 'queues'],
-    ['tester --help', 'tester'],
+    ['tester --sqlite /nonexistent/smq.db', 'tester'],
   ])('smq %s: loads its own command module and no other', async (args, own) => {
     const commands = (await loaded(args.split(' ')))
       .map((m) => /^dist\/commands\/([a-z]+)\.js$/.exec(m)?.[1])
@@ -58,8 +58,11 @@ describe('what a command loads', () => {
     expect(commands).toEqual([own]);
   });
 
-  test('smq --help still lists every command', async () => {
-    const help = (await runCli(['--help'])).stdout;
+  // Words that name a command but are an option's value (`--url peek`), or a mistyped command
+  // before one (`sned … peek`): what yargs says then comes from every command, as before
+  // commands were loaded on demand (a helper's differential run of both builds found these).
+  test.each(['--help', '--help --url peek', '--url ls --help'])('smq %s lists every command', async (args) => {
+    const help = (await runCli(args.split(' '))).stdout;
     for (const name of [
       'queues',
       'create',
@@ -80,6 +83,15 @@ describe('what a command loads', () => {
     ]) {
       expect(help).toMatch(new RegExp(`^  smq ${name}\\b`, 'm'));
     }
+  });
+
+  test.each([
+    ['sned dt_a peek', "smq: unknown command: did you mean send?: see 'smq peek --help'\n"],
+    ['sned top', "smq: unknown command: did you mean send?: see 'smq top --help'\n"],
+  ])('smq %s: the suggestion comes from every command', async (args, line) => {
+    const r = await runCli(args.split(' '));
+    expect(r.stderr).toBe(line);
+    expect(r.code).toBe(2);
   });
 
   test('smq tester does load its engine (the check above would see it)', async () => {
