@@ -3,7 +3,7 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
-import { flagOf, refuseRepeated, refuseRepeatedWords } from './commands/args.js';
+import { flagOf, refuseRepeated, refuseRepeatedWords, splitAttachedValues } from './commands/args.js';
 import { COMMANDS, commandsFor, type AnyCommand, type LoadedCommands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
@@ -148,6 +148,14 @@ export function buildParser(
       const text = operands.restore(oneLine(message ?? 'invalid arguments'));
       const missing = missingOperands(text, helpFor, forms);
       if (missing) throw missing;
+      // yargs' "Invalid values: Argument: state, Given: "nope", Choices: "ready", …" (once per option).
+      const choices = [...text.matchAll(/Argument: (\S+), Given: (.+?), Choices: (.+?)(?= Argument: |$)/g)];
+      if (text.startsWith('Invalid values:') && choices.length > 0) {
+        throw usageError(
+          choices.map(([, name, given, list]) => `${flagOf(name!)} ${given} is not one of ${list}`).join('; '),
+          `see '${helpFor}'`,
+        );
+      }
       // `smq --url receive orders`: the option took the command's name as its value.
       const taker = command === undefined ? undefined : argv[argv.indexOf(command) - 1];
       if (taker !== undefined && /^--?[^-=][^=]*$/.test(taker) && !takesNoValue(parser, taker.replace(/^-+/, ''))) {
@@ -189,7 +197,8 @@ function unknownCommand(words: readonly string[]): string[] | undefined {
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   // `smq help queues` is `smq queues --help`, as in git and kubectl (`smq help`: the top-level help).
   if (argv[0] === 'help') return main([...argv.slice(1), '--help'], io);
-  return run(argv, io, await commandsFor(argv));
+  const words = splitAttachedValues(argv);
+  return run(words, io, await commandsFor(words));
 }
 
 /**

@@ -110,3 +110,19 @@ export function throttleMsOf(value: unknown, flag = 'throttle'): number {
   }
   return ms;
 }
+
+/**
+ * The short options that take a value (-o output, -n limit or qty) with the value attached:
+ * `-ojson` is `-o json`, as kubectl and getopt read it (yargs read the flags -o -j -s -o -n).
+ * Only before '--': after it every word is an operand.
+ */
+export function splitAttachedValues(argv: readonly string[]): string[] {
+  const cut = argv.indexOf('--');
+  const out: string[] = [];
+  for (const [i, word] of argv.entries()) {
+    const attached = (cut < 0 || i < cut) && /^-([on])([^=].*)$/s.exec(word);
+    if (attached) out.push(`-${attached[1]}`, attached[2]!);
+    else out.push(word);
+  }
+  return out;
+}

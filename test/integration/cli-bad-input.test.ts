@@ -203,6 +203,12 @@ const cases: Case[] = [
     says: /^smq: missing <queue>: smq peek <queue> \[options\]: see 'smq peek --help'$/m,
   },
   {
+    name: 'a value that is not one of the choices',
+    args: (w) => ['peek', w.queue, '--state', 'nope', '--order', 'x', ...sqlite(w)],
+    code: 2,
+    says: /^smq: --state "nope" is not one of "ready", "inflight", "delayed", "failed", "all"; --order "x" is not one of "oldest", "newest": see 'smq peek --help'$/m,
+  },
+  {
     name: 'delete without ids',
     args: (w) => ['delete', w.queue, ...sqlite(w)],
     code: 2,
@@ -687,6 +693,21 @@ describe('bad input', () => {
     const runId = await runCli(['tester', '--sqlite', world.sqlite, '--messages', '5', '--run-id=-hx']);
     expect(runId.code).toBe(2);
     expect(runId.stderr).toMatch(/^smq: --run-id must be 4 to 64 letters/);
+  });
+
+  // kubectl's -ojson: a short option's value may follow it in the same word (getopt does this
+  // too). yargs read -ojson as the flags -o -j -s -o -n ('--output given more than once').
+  test('a short option with its value attached: -ojson, -otable, -n1', async () => {
+    const json = await runCli(['peek', world.queue, '-ojson', '--sqlite', world.sqlite]);
+    expect(json.stderr).toBe('');
+    expect(Array.isArray(JSON.parse(json.stdout))).toBe(true);
+    const table = await runCli(['peek', world.queue, '-otable', '-n1', '--sqlite', world.sqlite]);
+    expect(table.stderr).toBe('');
+    expect(table.stdout).toMatch(/^ +ID +STATE/);
+    expect(table.stdout.trimEnd().split('\n')).toHaveLength(2);
+    const bad = await runCli(['peek', world.queue, '-oxml', '--sqlite', world.sqlite]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^smq: .*"xml"/);
   });
 
   test('SMQ_DEBUG=1 adds the stack, still without the password', async () => {
