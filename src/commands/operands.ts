@@ -45,13 +45,19 @@ export function protectOperands(argv: readonly string[], namesNoCommand: (words:
     before = [...before, words[0]!];
     words = words.slice(1);
   }
-  const restore = (text: string) => text.replace(STAND_IN, (_m, i: string) => words[Number(i)] ?? '');
+  // A lone '-' (stdin in send, a name elsewhere) is no option, but yargs would make it '': a
+  // stand-in too, wherever it is.
+  const dashes = before.filter((w) => w === '-').length;
+  const stood = [...words, ...Array<string>(dashes).fill('-')];
+  let dash = words.length;
+  const beforeArgs = dashes === 0 ? before : before.map((w) => (w === '-' ? standIn(dash++) : w));
+  const restore = (text: string) => text.replace(STAND_IN, (_m, i: string) => stood[Number(i)] ?? '');
   const restoreValue = (v: unknown): unknown => (typeof v === 'string' ? restore(v) : Array.isArray(v) ? v.map(restoreValue) : v);
   return {
-    args: cut < 0 ? argv : [...before, ...words.map((_w, i) => standIn(i)), ...lastOption],
+    args: cut < 0 && dashes === 0 ? argv : [...beforeArgs, ...words.map((_w, i) => standIn(i)), ...lastOption],
     restore,
     restoreArgv: (a) => {
-      if (words.length > 0) for (const key of Object.keys(a)) a[key] = restoreValue(a[key]);
+      if (stood.length > 0) for (const key of Object.keys(a)) a[key] = restoreValue(a[key]);
     },
   };
 }

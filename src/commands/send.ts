@@ -125,7 +125,7 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
   builder: (y) =>
     y
       .positional('queue', { type: 'string', describe: 'queue name (with --topic: none, the routing key picks the queues)' })
-      .positional('body', { type: 'string', describe: 'message body (JSON on pgmq); read from stdin when absent' })
+      .positional('body', { type: 'string', describe: "message body (JSON on pgmq); read from stdin when absent or '-'" })
       .option('delay', {
         type: 'string',
         requiresArg: true,
@@ -161,7 +161,8 @@ export const sendCommand: CommandModule<GlobalArgs, SendArgs> = {
     const headers = parseHeaders(argv.header);
     const printer = printerOf(argv);
     const io = ioOf(argv);
-    const fromStdin = bodyArg === undefined;
+    // '-' is stdin, as in cat (it is no JSON, and a SmoothMQ body of one dash is `echo - | smq send q`).
+    const fromStdin = bodyArg === undefined || bodyArg === '-';
     const atomic = argv.atomic === true;
     const ctx = { writes: 'smq send', queues: topic === undefined ? [queue] : [] };
     if (!fromStdin && skip !== undefined)

@@ -710,6 +710,21 @@ describe('bad input', () => {
     expect(bad.stderr).toMatch(/^smq: .*"xml"/);
   });
 
+  // A lone '-': yargs made it '' ('invalid queue name ""'), and `smq send q -` sent an empty
+  // body on SQLite. As an operand it is the word '-'; as send's body it means stdin (as in cat).
+  test("'-' is a word of its own; send's body '-' reads stdin", async () => {
+    const db = join(world.dir, 'dash.db');
+    expect((await runCli(['init', '--sqlite', db])).code).toBe(0);
+    expect((await runCli(['create', 'dq', '--sqlite', db])).code).toBe(0);
+    const sent = await runCli(['send', 'dq', '-', '--sqlite', db], { input: 'one\ntwo\n' });
+    expect(sent.stderr).toBe('');
+    const bodies = (await runCli(['peek', 'dq', '--json', '--sqlite', db])).stdout;
+    expect((JSON.parse(bodies) as { body: string }[]).map((m) => m.body)).toEqual(['one', 'two']);
+    const peek = await runCli(['peek', '-', ...['--url', world.url]]);
+    expect(peek.stderr).toMatch(/^smq: queue "-" does not exist/); // was: invalid queue name "": it is empty
+    expect(peek.code).toBe(3);
+  });
+
   test('SMQ_DEBUG=1 adds the stack, still without the password', async () => {
     const r = await runCli(['queues', '--url', `postgres://${world.user}:${WRONG_PASSWORD}@${world.host}:${world.port}/${world.db}`], {
       env: { SMQ_DEBUG: '1' },
