@@ -55,6 +55,7 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
   };
   const cells = [columns.map((c) => escapeControl(c.header)), ...rows.map((r) => columns.map((c, i) => fit(r[i] ?? '', c, i)))];
   const widths = columns.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i] ?? ''))));
+  if (options.maxWidth !== undefined) giveWay(columns, cells, widths, options.maxWidth);
   const lines = cells.map((row) => {
     let used = 0;
     const parts = row.map((cell, i) => {
@@ -67,9 +68,37 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
       used += displayWidth(padded) + 2;
       return padded;
     });
-    return parts.join('  ');
+    const line = parts.join('  ');
+    // A terminal too narrow even for the columns that cannot be cut: the row ends at its edge.
+    return options.maxWidth !== undefined && displayWidth(line) > options.maxWidth ? truncate(line, options.maxWidth) : line;
   });
   return lines.map((l) => l.trimEnd()).join('\n') + '\n';
+}
+
+/** Room the last column keeps on a terminal before the cut-able columns give way. */
+const LAST_COLUMN_ROOM = 20;
+/** A cut-able column is never made narrower than this (or its header). */
+const CUT_COLUMN_FLOOR = 8;
+
+/**
+ * On a terminal of `maxWidth` cells: the columns with a maxWidth (cut-able, like HEADERS) give
+ * way, the widest first, until the last column has LAST_COLUMN_ROOM cells; their cells are cut
+ * again to the new widths. The row of headers (cells[0]) is never cut.
+ */
+function giveWay(columns: readonly TableColumn[], cells: string[][], widths: number[], maxWidth: number): void {
+  const last = columns.length - 1;
+  const used = () => widths.slice(0, last).reduce((a, w) => a + w + 2, 0);
+  const floor = (i: number) => Math.max(CUT_COLUMN_FLOOR, displayWidth(cells[0]![i] ?? ''));
+  const cuttable = columns.map((_c, i) => i).filter((i) => i < last && columns[i]!.maxWidth !== undefined);
+  let over = used() + LAST_COLUMN_ROOM - maxWidth;
+  while (over > 0) {
+    const widest = cuttable.filter((i) => widths[i]! > floor(i)).sort((a, b) => widths[b]! - widths[a]!)[0];
+    if (widest === undefined) return;
+    const to = Math.max(floor(widest), widths[widest]! - over);
+    over -= widths[widest]! - to;
+    widths[widest] = to;
+    for (const row of cells.slice(1)) row[widest] = truncate(row[widest]!, to);
+  }
 }
 
 function pad(text: string, width: number, align: Align): string {

@@ -52,6 +52,35 @@ describe('renderTable', () => {
     const out = renderTable([{ header: 'A' }, { header: 'BODY' }], [['x', 'y'.repeat(100)]], { maxWidth: 40 });
     for (const line of out.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(40);
   });
+
+  // peek's table at 100 columns with a 100 kB header: the fixed columns take 84 cells and the
+  // headers column 60 more, so every row wrapped, body and all (seen by hand in tmux).
+  test('on a terminal, cut-able columns give way so that no row is wider than the terminal', () => {
+    const columns = [
+      { header: 'ID', align: 'right' as const },
+      { header: 'ENQUEUED AND MORE FIXED TEXT' },
+      { header: 'HEADERS', maxWidth: 60 },
+      { header: 'BODY' },
+    ];
+    const rows = [
+      [
+        '2130083071135936513',
+        '2026-12-07 23:32:33Z 2026-12-07 23:32:33Z',
+        `{"big":"${'h'.repeat(100_000)}"}`,
+        '{"n":3,"blob":"' + 'x'.repeat(5000),
+      ],
+      ['7', 'short', '-', 'hello'],
+    ];
+    for (const width of [100, 90]) {
+      const lines = renderTable(columns, rows, { maxWidth: width }).trimEnd().split('\n');
+      for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
+      expect(lines[1]).toMatch(/\{"big":"?h*… {2}\{"n":3,"blob":"x*…$/); // both cut, both there
+      expect(lines[2]).toMatch(/ -  +hello$/);
+    }
+    // Too narrow for the fixed columns themselves: each row is cut at the edge, never wrapped.
+    for (const line of renderTable(columns, rows, { maxWidth: 40 }).trimEnd().split('\n'))
+      expect(displayWidth(line)).toBeLessThanOrEqual(40);
+  });
 });
 
 describe('JSON output', () => {
