@@ -51,8 +51,8 @@ export const testerCompareCommand: CommandModule<GlobalArgs, CompareArgs> = {
   describe: 'compare two runs saved with --json: throughput and every percentile, the change and the noise',
   builder: (y) => {
     // yargs hands a subcommand its parent's options: the run's flags mean nothing here, so
-    // they stay out of this help.
-    const own = new Set(['max-regression', 'maxRegression', 'help', 'version', ...GLOBAL_OPTION_NAMES]);
+    // they stay out of this help (the run's --baseline too, but not the operand of that name).
+    const own = new Set(['baseline', 'new', 'max-regression', 'maxRegression', 'help', 'version', ...GLOBAL_OPTION_NAMES]);
     const declared = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
     for (const key of Object.keys(declared)) if (!own.has(key)) y.hide(key);
     return y

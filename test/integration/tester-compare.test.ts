@@ -75,6 +75,13 @@ describe('smq tester compare', () => {
     ]);
   });
 
+  // The tester's own --baseline (for --html) is hidden from this help, and hid the positional of the same name.
+  test('its help lists both operands', async () => {
+    const help = (await runCli(['tester', 'compare', '--help'])).stdout;
+    expect(help).toMatch(/^ {2}baseline +the earlier run/m);
+    expect(help).toMatch(/^ {2}new +the run to judge/m);
+  });
+
   test('bad input: one line, exit 2', async () => {
     writeFileSync(file('not-json.json'), 'verdict clean\n');
     writeFileSync(file('other.json'), '{"queues": []}');
