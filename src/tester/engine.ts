@@ -229,8 +229,6 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         every: tally?.add,
       });
       const summary = plan ? fanoutSummary(judged, plan) : judged;
-      // Every second is in the log by now: closed here, a failed write (or close) is known to the report.
-      this.hdrLog?.close();
       const report = buildReport({
         config: c,
         runId: this.runId,
@@ -270,7 +268,7 @@ export class TesterRun extends EventEmitter<TesterEvents> {
         warnings,
         database: database.figures,
         listen: listen?.setup,
-        hdrLog: this.hdrLog && !this.hdrLog.failure ? c.hdrLogPath : undefined,
+        hdrLog: this.hdrLog?.closeWhole(), // every second is in it by now
       });
       this.setPhase('done');
       this.emitProgress(); // the final frame of a live view

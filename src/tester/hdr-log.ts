@@ -11,7 +11,10 @@ export class HdrLog {
   private readonly writer: HistogramLogWriter;
   private closed = false;
 
-  private constructor(private readonly fd: number) {
+  private constructor(
+    private readonly fd: number,
+    private readonly path: string,
+  ) {
     this.writer = new HistogramLogWriter((text) => this.write(text));
   }
 
@@ -29,7 +32,7 @@ export class HdrLog {
         },
       );
     }
-    const log = new HdrLog(fd);
+    const log = new HdrLog(fd, path);
     log.writer.outputLogFormatVersion();
     log.writer.outputComment(`smq tester end-to-end latency in microseconds (max column in ms), one interval per second after the warm-up`);
     return log;
@@ -68,5 +71,11 @@ export class HdrLog {
       // NFS and the like report a failed write at the close.
       this.failure ??= e instanceof Error ? e : new Error(String(e));
     }
+  }
+
+  /** Closes the file; its path when every byte went in (the report names it), else undefined. */
+  closeWhole(): string | undefined {
+    this.close();
+    return this.failure ? undefined : this.path;
   }
 }
