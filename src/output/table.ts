@@ -31,6 +31,11 @@ export function truncate(text: string, max: number): string {
   return cutToCells(text, max);
 }
 
+/** Room the last column keeps on a terminal before the cut-able columns give way. */
+const LAST_COLUMN_ROOM = 20;
+/** A cut-able column is never made narrower than this (or its header). */
+const CUT_COLUMN_FLOOR = 8;
+
 export interface RenderOptions {
   /** Cap for the last column (e.g. the terminal width left for message bodies). */
   readonly maxWidth?: number | undefined;
@@ -47,7 +52,7 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
   const last = columns.length - 1;
   // The last column is never shown wider than this: cut it before measuring (a 1 MB body
   // would otherwise be measured cluster by cluster, whole).
-  const lastCap = Math.max(options.maxWidth ?? PIPED_LAST_COLUMN_WIDTH, 20);
+  const lastCap = Math.max(options.maxWidth ?? PIPED_LAST_COLUMN_WIDTH, LAST_COLUMN_ROOM);
   const fit = (text: string, column: TableColumn | undefined, i: number) => {
     const escaped = column?.names ? escapeName(text) : escapeControl(text);
     const cap = i === last ? Math.min(column?.maxWidth ?? lastCap, lastCap) : column?.maxWidth;
@@ -60,7 +65,7 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
     let used = 0;
     const parts = row.map((cell, i) => {
       if (i === last) {
-        const room = options.maxWidth === undefined ? PIPED_LAST_COLUMN_WIDTH : Math.max(options.maxWidth - used, 20);
+        const room = options.maxWidth === undefined ? PIPED_LAST_COLUMN_WIDTH : Math.max(options.maxWidth - used, LAST_COLUMN_ROOM);
         const text = truncate(cell, room);
         return columns[i]?.align === 'right' ? pad(text, widths[i] ?? 0, 'right') : text;
       }
@@ -74,11 +79,6 @@ export function renderTable(columns: readonly TableColumn[], rows: readonly (rea
   });
   return lines.map((l) => l.trimEnd()).join('\n') + '\n';
 }
-
-/** Room the last column keeps on a terminal before the cut-able columns give way. */
-const LAST_COLUMN_ROOM = 20;
-/** A cut-able column is never made narrower than this (or its header). */
-const CUT_COLUMN_FLOOR = 8;
 
 /**
  * On a terminal of `maxWidth` cells: the columns with a maxWidth (cut-able, like HEADERS) give
