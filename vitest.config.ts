@@ -16,6 +16,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The default reporter, and one that names a test file whose process died under it.
+    reporters: ['default', './test/helpers/unfinished-reporter.ts'],
     // Tests marked concurrent (each one smq process) run at most this many at a time: the
     // 2-core hosts the suite runs on start about three processes' worth of Node at once.
     maxConcurrency: 3,
