@@ -90,7 +90,7 @@ describe('a multi-host target', () => {
     expect(r.code).toBe(1);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`127.0.0.1:${down}: ECONNREFUSED`);
+    expect(lines[0]).toContain(`127.0.0.1:${down}: connection refused (ECONNREFUSED)`);
     expect(lines[0]).toContain(`127.0.0.1:${pair.standby.port}: session is read-only`);
     expect(lines[0]).toContain(`${user}:***@`);
     expect(out(r)).not.toContain(TEST_PG_PASSWORD);

@@ -183,9 +183,13 @@ describe.skipIf(!tmuxAvailable())('smq top: an operator end to end (real termina
     expect(screen).toMatch(/billing +pgmq +read-write +postgres:\/\/ops_\w+:\*\*\*@127\.0\.0\.1:\d+\/op_billing_\w+ +-/);
     expect(screen).toMatch(/smooth +sqlite +read-only +sqlite:\S+smooth\.db +-/);
     t.keys('3');
-    screen = await t.waitFor(/context down: cannot connect to postgres:\/\/nobody@127\.0\.0\.1:\d+\/nothing: ECONNREFUSED/);
+    screen = await t.waitFor(
+      /context down: cannot connect to postgres:\/\/nobody@127\.0\.0\.1:\d+\/nothing: connection refused at 127\.0\.0\.1 port \d+ \(ECONNREFUSED\)/,
+    );
     expect(screen).toMatch(/› down +pgmq .* cannot connect/);
-    expect(screen).toMatch(/^down: cannot connect to postgres:\/\/nobody@127\.0\.0\.1:\d+\/nothing: ECONNREFUSED/m);
+    expect(screen).toMatch(
+      /^down: cannot connect to postgres:\/\/nobody@127\.0\.0\.1:\d+\/nothing: connection refused at 127\.0\.0\.1 port \d+ \(ECONNREFUSED\)/m,
+    );
     expect(screen).toContain('smq top [work]');
 
     // The other database, as another role whose password holds @#/?: (never on screen), and

@@ -1,5 +1,6 @@
 // The words of a closed connection: "lost" only for one that was made; one the server
 // closed while it was being made cannot be lost, it could not be made.
+import { connect } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { mapPgError, whileConnecting } from '../../src/backends/pgmq/errors.js';
 
@@ -26,7 +27,7 @@ describe('a connection the server closed', () => {
       expect(mapped.kind).toBe('connection');
       expect(mapped.exitCode).toBe(1);
       expect(mapped.line()).toMatch(
-        /^cannot connect to postgres:\/\/u:\*\*\*@h\/db: the server closed the connection before it was made \(/,
+        /^cannot connect to postgres:\/\/u:\*\*\*@h\/db: the server closed the connection before it was made( \(|: )/,
       );
       expect(mapped.line()).not.toContain('lost');
     }
@@ -36,6 +37,17 @@ describe('a connection the server closed', () => {
   // same event as a close, in the same words, not errno text (seen under load in cli-bad-input).
   const reset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' });
   const broken = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
+
+  // node-postgres' own words ("Connection terminated unexpectedly") add nothing to "lost the
+  // connection": the line says what happened once, in smq's words.
+  test("the driver's words are not repeated", () => {
+    expect(mapPgError(new Error('Connection terminated unexpectedly'), ctx).line()).toBe(
+      'lost the connection to postgres://u:***@h/db: the server closed it (restarted, crashed or ended the session); check that it is running',
+    );
+    expect(mapPgError(whileConnecting(new Error('Connection terminated unexpectedly')), ctx).line()).toBe(
+      'cannot connect to postgres://u:***@h/db: the server closed the connection before it was made: check that --url names a PostgreSQL server (or pooler) that is running; its log says why it closed',
+    );
+  });
 
   test('reset or broken while it was being made: the same words as a close', () => {
     expect(mapPgError(whileConnecting(reset()), ctx).line()).toBe(
@@ -50,5 +62,35 @@ describe('a connection the server closed', () => {
     const mapped = mapPgError(reset(), ctx);
     expect(mapped.kind).toBe('connection');
     expect(mapped.line()).toMatch(/^lost the connection to postgres:\/\/u:\*\*\*@h\/db: the connection was reset: /);
+  });
+});
+
+// Nothing answered: the reason in words, as psql gives it, with the code for scripts; never
+// Node's errno text ("ECONNREFUSED connect ECONNREFUSED 127.0.0.1:1"). Real socket errors.
+describe('nothing answered', () => {
+  const socketError = (host: string, port: number) =>
+    new Promise<Error>((resolve) => {
+      const s = connect({ host, port });
+      s.on('error', resolve);
+    });
+
+  test('a port nothing listens on: connection refused, at which address and port', async () => {
+    const e = await socketError('127.0.0.1', 1);
+    expect((e as { code?: string }).code).toBe('ECONNREFUSED');
+    expect(mapPgError(whileConnecting(e), ctx).line()).toBe(
+      'cannot connect to postgres://u:***@h/db: connection refused at 127.0.0.1 port 1 (ECONNREFUSED): check --url and that the server is running',
+    );
+  });
+
+  test('a host name that does not resolve: not found, by its name', async () => {
+    const e = await socketError('nohost.invalid', 5432);
+    const code = (e as { code?: string }).code;
+    expect(['ENOTFOUND', 'EAI_AGAIN']).toContain(code);
+    const line = mapPgError(whileConnecting(e), ctx).line();
+    expect(line).toMatch(
+      /^cannot connect to postgres:\/\/u:\*\*\*@h\/db: the host name "nohost\.invalid" (was not found|could not be looked up)/,
+    );
+    expect(line).toContain(`(${code})`);
+    expect(line).not.toMatch(/getaddrinfo/);
   });
 });

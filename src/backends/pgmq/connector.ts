@@ -9,7 +9,7 @@ import { SmqError } from '../../errors.js';
 import { redactSecrets } from '../secrets.js';
 import { clientConfigOf, type ClientOptions } from './client-config.js';
 import type { PgConnection, PgHost } from './connection.js';
-import { whileConnecting, type PgErrorContext } from './errors.js';
+import { networkReason, whileConnecting, type PgErrorContext } from './errors.js';
 import { mismatch, shuffled, suits, type ServerRole, type TargetSessionAttrs } from './hosts.js';
 import { isNetworkFailure, tlsAttempts, type TlsChoice } from './tls.js';
 
@@ -148,15 +148,15 @@ export class Connector {
   private failure(failures: readonly { host: PgHost; error: unknown }[]): unknown {
     const only = failures[0];
     if (failures.length === 1 && only && !(only.error instanceof Mismatch)) return only.error;
-    const reason = (e: unknown) => {
+    const reason = (e: unknown, host: PgHost) => {
       const err = e as { code?: string; message?: string };
-      // Nothing answered: its code says it (ECONNREFUSED, ENOTFOUND); else what the server or driver said.
-      if (err?.code && isNetworkFailure(e)) return err.code;
+      // Nothing answered: why, in words (connection refused, not found); else what the server or driver said.
+      if (err?.code && isNetworkFailure(e)) return networkReason(e, host.host) ?? err.code;
       const text = redactSecrets(err?.message ?? String(e), this.ctx.secrets).replace(/\s+/g, ' ');
       return err?.code && !text.includes(err.code) ? `${err.code} ${text}` : text;
     };
     const attrs = this.conn.targetSessionAttrs;
-    const each = failures.map((f) => `${showHost(f.host)}: ${reason(f.error)}`).join('; ');
+    const each = failures.map((f) => `${showHost(f.host)}: ${reason(f.error, f.host)}`).join('; ');
     const hint =
       attrs === 'any' || attrs === 'prefer-standby'
         ? 'check --url and that the servers are running'

@@ -23,6 +23,54 @@ const CONNECT_CODES = new Set([
   'EPIPE',
 ]);
 
+interface SocketErrorLike {
+  code?: string;
+  address?: string;
+  port?: number;
+  hostname?: string;
+  errors?: unknown[];
+}
+
+/**
+ * Why nothing answered, in words (as psql says it), with Node's code at the end for scripts;
+ * undefined for an error that is not one of these. shownHost: the host the line names already. Never Node's errno text
+ * ("connect ECONNREFUSED 127.0.0.1:1"). An AggregateError (a name with several addresses,
+ * each tried) names each address.
+ */
+export function networkReason(e: unknown, shownHost?: string): string | undefined {
+  const err = (e ?? {}) as SocketErrorLike;
+  const at = (x: SocketErrorLike) => (x.address === undefined ? '' : ` at ${x.address}${x.port === undefined ? '' : ` port ${x.port}`}`);
+  const host = err.hostname === undefined ? 'the host name' : `the host name ${JSON.stringify(err.hostname)}`;
+  const tried = Array.isArray(err.errors) ? (err.errors as SocketErrorLike[]).filter((x) => x?.address !== undefined) : [];
+  const addresses = tried.length > 0 ? tried : [err];
+  // The address is left out where the line shows it already (a host given as that address).
+  const where = addresses.every((x) => x.address === shownHost) ? '' : ` at ${addresses.map((x) => at(x).slice(4)).join(' and ')}`;
+  let words: string;
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      words = `connection refused${where}`;
+      break;
+    case 'ENOTFOUND':
+      words = `${host} was not found`;
+      break;
+    case 'EAI_AGAIN':
+      words = `${host} could not be looked up (the name server did not answer)`;
+      break;
+    case 'EHOSTUNREACH':
+      words = `no route to the host${where}`;
+      break;
+    case 'ENETUNREACH':
+      words = `the network is unreachable${where}`;
+      break;
+    case 'ETIMEDOUT':
+      words = `the connection timed out${where}`;
+      break;
+    default:
+      return undefined;
+  }
+  return `${words} (${err.code})`;
+}
+
 /** SQLSTATE 25006: a write in a read-only transaction (a standby, or default_transaction_read_only). */
 export const READ_ONLY_SQL_TRANSACTION = '25006';
 
@@ -119,17 +167,19 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   const cut =
     err.code === 'ECONNRESET' ? 'the connection was reset' : err.code === 'EPIPE' ? 'it was closed while smq wrote to it' : undefined;
   if (cut !== undefined || err.code === '57P01' || err.code === '57P02' || /Connection terminated unexpectedly/i.test(err.message ?? '')) {
+    // node-postgres' own words for a close say nothing more than the line does.
+    const why = cut ?? (/^Connection terminated unexpectedly$/i.test(message) ? undefined : message);
     if (CONNECTING.has(err)) {
       return new SmqError(
         'connection',
-        `cannot connect to ${ctx.location}: the server closed the connection before it was made (${cut ?? message})`,
+        `cannot connect to ${ctx.location}: the server closed the connection before it was made${why === undefined ? '' : ` (${why})`}`,
         {
           hint: 'check that --url names a PostgreSQL server (or pooler) that is running; its log says why it closed',
           cause: e,
         },
       );
     }
-    return new SmqError('connection', `lost the connection to ${ctx.location}: ${cut ?? message}`, {
+    return new SmqError('connection', `lost the connection to ${ctx.location}${why === undefined ? '' : `: ${why}`}`, {
       hint: 'the server closed it (restarted, crashed or ended the session); check that it is running',
       cause: e,
     });
@@ -139,7 +189,7 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${tls.problem}`, { hint: tls.hint, cause: e });
   }
   if (isConnectionError(e)) {
-    const reason = err.code && CONNECT_CODES.has(err.code) ? `${err.code} ${message}` : message;
+    const reason = networkReason(e) ?? (err.code && CONNECT_CODES.has(err.code) ? `${err.code} ${message}` : message);
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${reason}`, {
       hint: 'check --url and that the server is running',
       cause: e,
