@@ -3,7 +3,7 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
-import { flagOf, refuseRepeated, refuseRepeatedWords, splitAttachedValues } from './commands/args.js';
+import { flagOf, refuseRepeated, refuseRepeatedWords, splitAttachedValues, unknownOptionWords } from './commands/args.js';
 import { COMMANDS, commandsFor, type AnyCommand, type LoadedCommands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
@@ -60,7 +60,18 @@ function namesNoCommand(words: readonly string[]): boolean {
 
 /** yargs' own table of options (getOptions(), left out of its types). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
-const optionsOf = (y: Argv<any>) => (y as unknown as { getOptions(): { boolean: string[]; alias: Record<string, string[]> } }).getOptions();
+const optionsOf = (y: Argv<any>) =>
+  (y as unknown as { getOptions(): { boolean: string[]; alias: Record<string, string[]>; key: Record<string, unknown> } }).getOptions();
+
+/** The option words the parser knows no option of (`--bogus`, `-z`), as typed. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
+function unknownOptions(y: Argv<any>, argv: readonly string[]): string[] {
+  const { key, alias } = optionsOf(y);
+  const names = new Set([...Object.keys(key), ...Object.values(alias).flat(), 'help', 'h', 'version']);
+  // yargs takes --maxBacklog for --max-backlog.
+  const kebab = (n: string) => n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return unknownOptionWords(argv, (n) => names.has(n) || names.has(kebab(n)));
+}
 
 /** A boolean option (or an alias of one) takes no value from the next word. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
@@ -146,6 +157,12 @@ export function buildParser(
       if (valueless !== undefined) throw needsValue(valueless, helpFor);
       if (error) throw error;
       const text = operands.restore(oneLine(message ?? 'invalid arguments'));
+      // `smq --bogus`, `smq peek q -z`: the option as typed (yargs asks for a command first, or
+      // names the option by its stripped key: "Unknown argument: z").
+      if (text === 'no command given' || /^Unknown arguments?: /.test(text)) {
+        const bad = unknownOptions(parser, argv);
+        if (bad.length > 0) throw usageError(`unknown option${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `see '${helpFor}'`);
+      }
       const missing = missingOperands(text, helpFor, forms);
       if (missing) throw missing;
       // yargs' "Invalid values: Argument: state, Given: "nope", Choices: "ready", …" (once per option).

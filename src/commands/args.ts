@@ -126,3 +126,26 @@ export function splitAttachedValues(argv: readonly string[]): string[] {
   }
   return out;
 }
+
+/**
+ * The option words given before '--' that name no option `known` knows, as they were typed
+ * (`--bogus`, `-z`, `--no-such`), each once: yargs names them by their stripped key
+ * ("Unknown argument: z"), or asks for a command before it looks at them. A word that reads
+ * as a number (`-5`) is a value, not an option.
+ */
+export function unknownOptionWords(words: readonly string[], known: (name: string) => boolean): string[] {
+  const end = words.indexOf('--');
+  const out = new Set<string>();
+  for (const w of end < 0 ? words : words.slice(0, end)) {
+    if (w === '-' || !w.startsWith('-') || /^-\d/.test(w)) continue;
+    if (w.startsWith('--')) {
+      const name = w.slice(2).split('=')[0]!;
+      const negated = name.startsWith('no-') && known(name.slice(3));
+      if (!known(name) && !negated) out.add(`--${name}`);
+    } else {
+      // -abc is -a -b -c; from the first character that is no letter on, a value (-n5).
+      for (const letter of /^[a-zA-Z]*/.exec(w.slice(1))![0]) if (!known(letter)) out.add(`-${letter}`);
+    }
+  }
+  return [...out];
+}
