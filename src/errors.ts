@@ -100,3 +100,26 @@ export const messageNotFound = (queue: string, ids: readonly bigint[]) =>
 export function isSmqError(e: unknown): e is SmqError {
   return e instanceof SmqError;
 }
+
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of its path is a file, not a directory',
+  ELOOP: 'too many symbolic links on its path',
+  ENAMETOOLONG: 'its name is too long',
+  EIO: 'an input/output error',
+  EMFILE: 'too many files are open',
+  ENFILE: 'too many files are open',
+};
+
+/**
+ * Why a file could not be read, in words, with Node's code at the end for scripts ("no such
+ * file (ENOENT)"); never Node's text, which repeats the path.
+ */
+export function readFailure(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (code === undefined) return 'it could not be read';
+  return `${READ_FAILURES[code] ?? 'it could not be read'} (${code})`;
+}

@@ -3,11 +3,12 @@
 // device such as /dev/zero or a directory is refused at once and a huge file is never loaded.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { formatBytes } from '../ui/model/details.js';
+import { readFailure } from '../errors.js';
 
 /** Why a path cannot be read as a report file (the command words it). */
 export class ReportFileError extends Error {
   constructor(
-    /** 'cannot read x (ENOENT)', 'x is a FIFO, not a file', 'x is 1.0 GB: a report is at most 64 MiB'. */
+    /** 'cannot read x: no such file (ENOENT)', 'x is a FIFO, not a file', 'x is 1.0 GB: a report is at most 64 MiB'. */
     readonly problem: string,
     /** The size was the problem (no hint about which file to give). */
     readonly tooLarge = false,
@@ -39,7 +40,7 @@ export function readReportFile(path: string, name: string, maxBytes: number): st
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new ReportFileError(`${name} is a directory, not a file`);
-    throw new ReportFileError(`cannot read ${name} (${code ?? 'error'})`);
+    throw new ReportFileError(`cannot read ${name}: ${readFailure(e)}`);
   }
   try {
     const st = fstatSync(fd);
@@ -65,7 +66,7 @@ export function readReportFile(path: string, name: string, maxBytes: number): st
     if (e instanceof ReportFileError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new ReportFileError(`${name} is a directory, not a file`);
-    throw new ReportFileError(`cannot read ${name} (${code ?? 'error'})`);
+    throw new ReportFileError(`cannot read ${name}: ${readFailure(e)}`);
   } finally {
     closeSync(fd);
   }

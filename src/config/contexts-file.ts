@@ -17,7 +17,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseUrl, type Target } from '../backends/target.js';
 import { passwordCandidates } from '../backends/secrets.js';
-import { SmqError, usageError } from '../errors.js';
+import { readFailure, SmqError, usageError } from '../errors.js';
 
 export interface ContextSpec {
   readonly name: string;
@@ -138,7 +138,7 @@ export function readContextsFile(file: string, env: NodeJS.ProcessEnv = process.
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw usageError(`cannot read contexts file ${JSON.stringify(file)}: ${code ?? String(e)}`);
+    throw usageError(`cannot read contexts file ${JSON.stringify(file)}: ${readFailure(e)}`);
   }
   const contexts = parseContextsFile(text, file, env);
   const withPassword = contexts.some((c) => c.target.kind === 'pgmq' && c.target.url && passwordCandidates(c.target.url).length > 0);

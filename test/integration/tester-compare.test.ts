@@ -86,7 +86,7 @@ describe('smq tester compare', () => {
     writeFileSync(file('not-json.json'), 'verdict clean\n');
     writeFileSync(file('other.json'), '{"queues": []}');
     const cases: [string[], RegExp][] = [
-      [[file('missing.json'), file('a.json')], /^smq: cannot read .*missing\.json \(ENOENT\): give the file/],
+      [[file('missing.json'), file('a.json')], /^smq: cannot read .*missing\.json: no such file \(ENOENT\): give the file/],
       [[file('not-json.json'), file('a.json')], /^smq: .*not-json\.json is not JSON/],
       [[file('a.json'), file('other.json')], /^smq: .*other\.json is not a tester report: it has no throughput/],
       [[file('a.json'), file('b.json'), '--max-regression', 'lots'], /^smq: --max-regression "lots" is not a percentage: write e\.g\. 10%/],

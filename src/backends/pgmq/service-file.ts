@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { usageError } from '../../errors.js';
+import { readFailure, usageError } from '../../errors.js';
 
 /** Where libpq looks when PGSYSCONFDIR is not set (Debian's and most packages' build). */
 const DEFAULT_SYSCONFDIR = '/etc/postgresql-common';
@@ -24,7 +24,7 @@ function readSection(file: string, service: string, known: ReadonlySet<string>):
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw usageError(`cannot read service file ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw usageError(`cannot read service file ${JSON.stringify(file)}: ${readFailure(e)}`);
   }
   let inside = false;
   let found: Params | undefined;

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
-import { usageError } from '../../errors.js';
+import { readFailure, usageError } from '../../errors.js';
 import type { PgConnection } from './connection.js';
 
 /** node-postgres' ssl setting: false, or TLS with these options. */
@@ -16,10 +16,7 @@ function readPem(keyword: string, file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    throw usageError(
-      `cannot read ${keyword} file ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-      `check ${keyword}`,
-    );
+    throw usageError(`cannot read ${keyword} file ${JSON.stringify(file)}: ${readFailure(e)}`, `check ${keyword}`);
   }
 }
 
