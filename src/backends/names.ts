@@ -21,9 +21,19 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** 'use': a queue that may already exist (any name pgmq accepts); 'create': a name smq makes. */
 export type NameUse = 'use' | 'create';
 
+/** A name longer than this is shown by its first SHOWN_PREFIX characters and its length. */
+const SHOWN_WHOLE = 64;
+const SHOWN_PREFIX = 40;
+
+/** The name as an error line shows it: whole, or (a stranger's 5,000 characters) its beginning. */
+function shownName(name: string): string {
+  const chars = [...name];
+  if (chars.length <= SHOWN_WHOLE) return JSON.stringify(name);
+  return `${JSON.stringify(chars.slice(0, SHOWN_PREFIX).join(''))}… (${chars.length} characters)`;
+}
+
 export function validateQueueName(kind: BackendKind, name: string, use: NameUse = 'use'): string {
-  const bad = (why: string, hint: string) =>
-    new SmqError('invalid-queue-name', `invalid queue name ${JSON.stringify(name)}: ${why}`, { hint });
+  const bad = (why: string, hint: string) => new SmqError('invalid-queue-name', `invalid queue name ${shownName(name)}: ${why}`, { hint });
   if (name.length === 0) throw bad('it is empty', 'give a non-empty name');
   if (kind === 'pgmq') {
     // PostgreSQL text cannot hold NUL: no queue can have it.

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { validateQueueName } from '../../src/backends/names.js';
+import type { SmqError } from '../../src/errors.js';
 
 describe('validateQueueName', () => {
   // What pgmq accepts: any text without $ ; -- ' of at most 47 characters.
@@ -44,5 +45,23 @@ describe('validateQueueName', () => {
     expect(validateQueueName('sqlite', 'esc\u001b[2J')).toBe('esc\u001b[2J');
     expect(validateQueueName('sqlite', 'nl\nx')).toBe('nl\nx');
     expect(() => validateQueueName('sqlite', 'esc\u001b[2J', 'create')).toThrow(/control characters/);
+  });
+});
+
+describe('a long name is shown by its beginning', () => {
+  test.each(['pgmq', 'sqlite'] as const)('%s: 5,000 characters make a line of less than 200', (kind) => {
+    const name = `${'é'.repeat(2500)}${'a'.repeat(2500)}`;
+    let line = '';
+    try {
+      validateQueueName(kind, name);
+    } catch (e) {
+      line = (e as SmqError).line();
+    }
+    expect(line).toMatch(/^invalid queue name "é{40}"… \(5000 characters\): it is 5000 characters long: /);
+    expect(line.length).toBeLessThan(200);
+  });
+
+  test('a name of 64 characters is shown whole', () => {
+    expect(() => validateQueueName('pgmq', 'b'.repeat(64))).toThrow(`invalid queue name "${'b'.repeat(64)}": it is 64 characters long`);
   });
 });
