@@ -189,6 +189,11 @@ export function buildParser(
       if (stray && namesNoCommand(argv.filter((w) => w !== '--'))) {
         throw usageError(`unknown command: ${command === undefined ? '' : `${command} `}${stray[1]}`, `see '${helpFor}'`);
       }
+      // `smq bogus peek q`: a word in the command's place, before the command's name.
+      const first = stray && argv.indexOf(stray[1]!);
+      if (command !== undefined && typeof first === 'number' && first >= 0 && first < argv.indexOf(command)) {
+        throw usageError(`unknown command: ${stray![1]}`, "see 'smq --help'");
+      }
       throw usageError(text, `see '${helpFor}'`);
     });
   for (const command of commands) parser = parser.command(globalsLast(command));

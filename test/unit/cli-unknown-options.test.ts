@@ -58,6 +58,10 @@ describe('unknown options', () => {
     }
   });
 
+  test('a word before the command names no command: "unknown command", not "Unknown argument"', async () => {
+    expect(await refusal(['bogus', 'peek', 'q', '--sqlite', '/nonexistent/x.db'])).toBe("unknown command: bogus: see 'smq --help'");
+  });
+
   test('no command and no unknown option: still "no command given"', async () => {
     expect(await refusal(['--sqlite', '/nonexistent/x.db'])).toBe("no command given: see 'smq --help'");
   });
