@@ -157,12 +157,6 @@ export function buildParser(
       if (valueless !== undefined) throw needsValue(valueless, helpFor);
       if (error) throw error;
       const text = operands.restore(oneLine(message ?? 'invalid arguments'));
-      // `smq --bogus`, `smq peek q -z`: the option as typed (yargs asks for a command first, or
-      // names the option by its stripped key: "Unknown argument: z").
-      if (text === 'no command given' || /^Unknown arguments?: /.test(text)) {
-        const bad = unknownOptions(parser, argv);
-        if (bad.length > 0) throw usageError(`unknown option${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `see '${helpFor}'`);
-      }
       const missing = missingOperands(text, helpFor, forms);
       if (missing) throw missing;
       // yargs' "Invalid values: Argument: state, Given: "nope", Choices: "ready", …" (once per option).
@@ -180,6 +174,12 @@ export function buildParser(
           `${taker} took '${command}' as its value`,
           `give ${taker} its value, or put it after the command: see '${helpFor}'`,
         );
+      }
+      // `smq --bogus`, `smq peek q -z`: the option as typed (yargs asks for a command first, or
+      // names the option by its stripped key: "Unknown argument: z").
+      if (text === 'no command given' || /^Unknown arguments?: /.test(text)) {
+        const bad = unknownOptions(parser, argv);
+        if (bad.length > 0) throw usageError(`unknown option${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `see '${helpFor}'`);
       }
       // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.
       const unknown = /^Did you mean (\S+)\?$/.exec(text);

@@ -33,6 +33,8 @@ describe('unknown options', () => {
     [['peek', 'q', '--bogus', '--sqlite', '/nonexistent/x.db'], "unknown option --bogus: see 'smq peek --help'"],
     [['peek', 'q', '--bogus', '--worse', '--sqlite', '/nonexistent/x.db'], "unknown options --bogus, --worse: see 'smq peek --help'"],
     [['peek', 'q', '-z', '--sqlite', '/nonexistent/x.db'], "unknown option -z: see 'smq peek --help'"],
+    [['peek', 'q', '--limit', '3', '--bogus', '--sqlite', '/nonexistent/x.db'], "unknown option --bogus: see 'smq peek --help'"],
+    [['tester', '--duration', '2s', '--bogus', '--sqlite', '/nonexistent/x.db'], "unknown option --bogus: see 'smq tester --help'"],
     [['peek', 'q', '--no-such', '--sqlite', '/nonexistent/x.db'], "unknown option --no-such: see 'smq peek --help'"],
   ])('%j', async (argv, line) => {
     expect(await refusal(argv)).toBe(line);
@@ -60,6 +62,12 @@ describe('unknown options', () => {
 
   test('a word before the command names no command: "unknown command", not "Unknown argument"', async () => {
     expect(await refusal(['bogus', 'peek', 'q', '--sqlite', '/nonexistent/x.db'])).toBe("unknown command: bogus: see 'smq --help'");
+  });
+
+  test('a command word taken as an option value: said so, not its options as unknown', async () => {
+    expect(await refusal(['--sqlite', 'receive', 'orders', '--vt', '300'])).toBe(
+      "--sqlite took 'receive' as its value: give --sqlite its value, or put it after the command: see 'smq receive --help'",
+    );
   });
 
   test('no command and no unknown option: still "no command given"', async () => {
