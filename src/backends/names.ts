@@ -25,15 +25,20 @@ export type NameUse = 'use' | 'create';
 const SHOWN_WHOLE = 64;
 const SHOWN_PREFIX = 40;
 
-/** The name as an error line shows it: whole, or (a stranger's 5,000 characters) its beginning. */
-function shownName(name: string): string {
+/**
+ * The name as an error line shows it: whole, or (a stranger's 5,000 characters) its beginning,
+ * and its length unless the reason says it.
+ */
+function shownName(name: string, why: string): string {
   const chars = [...name];
   if (chars.length <= SHOWN_WHOLE) return JSON.stringify(name);
-  return `${JSON.stringify(chars.slice(0, SHOWN_PREFIX).join(''))}… (${chars.length} characters)`;
+  const length = why.includes(`${chars.length} characters`) ? '' : ` (${chars.length} characters)`;
+  return `${JSON.stringify(chars.slice(0, SHOWN_PREFIX).join(''))}…${length}`;
 }
 
 export function validateQueueName(kind: BackendKind, name: string, use: NameUse = 'use'): string {
-  const bad = (why: string, hint: string) => new SmqError('invalid-queue-name', `invalid queue name ${shownName(name)}: ${why}`, { hint });
+  const bad = (why: string, hint: string) =>
+    new SmqError('invalid-queue-name', `invalid queue name ${shownName(name, why)}: ${why}`, { hint });
   if (name.length === 0) throw bad('it is empty', 'give a non-empty name');
   if (kind === 'pgmq') {
     // PostgreSQL text cannot hold NUL: no queue can have it.

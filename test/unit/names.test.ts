@@ -57,8 +57,14 @@ describe('a long name is shown by its beginning', () => {
     } catch (e) {
       line = (e as SmqError).line();
     }
-    expect(line).toMatch(/^invalid queue name "é{40}"… \(5000 characters\): it is 5000 characters long: /);
+    expect(line).toMatch(/^invalid queue name "é{40}"…: it is 5000 characters long: /);
     expect(line.length).toBeLessThan(200);
+  });
+
+  test('the length is said once: after the beginning when the reason does not say it', () => {
+    expect(() => validateQueueName('pgmq', `${'c'.repeat(70)};`, 'use')).toThrow(
+      `invalid queue name "${'c'.repeat(40)}"… (71 characters): it contains ";"`,
+    );
   });
 
   test('a name of 64 characters is shown whole', () => {
