@@ -82,6 +82,13 @@ describe('nothing answered', () => {
     );
   });
 
+  test('the words pass through the redaction too: a password that is the address is not shown', async () => {
+    const e = await socketError('127.0.0.1', 1);
+    const line = mapPgError(whileConnecting(e), { ...ctx, secrets: ['127.0.0.1'] }).line();
+    expect(line).toMatch(/connection refused at \S+ port 1 \(ECONNREFUSED\)/);
+    expect(line).not.toContain('127.0.0.1');
+  });
+
   test('a host name that does not resolve: not found, by its name', async () => {
     const e = await socketError('nohost.invalid', 5432);
     const code = (e as { code?: string }).code;

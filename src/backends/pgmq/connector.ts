@@ -151,7 +151,7 @@ export class Connector {
     const reason = (e: unknown, host: PgHost) => {
       const err = e as { code?: string; message?: string };
       // Nothing answered: why, in words (connection refused, not found); else what the server or driver said.
-      if (err?.code && isNetworkFailure(e)) return networkReason(e, host.host) ?? err.code;
+      if (err?.code && isNetworkFailure(e)) return redactSecrets(networkReason(e, host.host) ?? err.code, this.ctx.secrets);
       const text = redactSecrets(err?.message ?? String(e), this.ctx.secrets).replace(/\s+/g, ' ');
       return err?.code && !text.includes(err.code) ? `${err.code} ${text}` : text;
     };

@@ -189,7 +189,8 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${tls.problem}`, { hint: tls.hint, cause: e });
   }
   if (isConnectionError(e)) {
-    const reason = networkReason(e) ?? (err.code && CONNECT_CODES.has(err.code) ? `${err.code} ${message}` : message);
+    const words = networkReason(e);
+    const reason = words !== undefined ? clean(words)! : err.code && CONNECT_CODES.has(err.code) ? `${err.code} ${message}` : message;
     return new SmqError('connection', `cannot connect to ${ctx.location}: ${reason}`, {
       hint: 'check --url and that the server is running',
       cause: e,
