@@ -4,6 +4,7 @@ import { computeRate, sumRates, UNKNOWN_RATE } from '../../src/ui/model/rates.js
 import { applyQueueStats, EMPTY_ROWS, totalsOf, distinctTenants } from '../../src/ui/model/rows.js';
 import { INITIAL_MONITOR, refreshFailed, refreshSucceeded, errorText } from '../../src/ui/model/monitor.js';
 import { SmqError } from '../../src/errors.js';
+import { mapPgError, whileConnecting } from '../../src/backends/pgmq/errors.js';
 
 const stats = (name: string, total: number, extra: Partial<QueueStats> = {}): QueueStats =>
   ({
@@ -159,5 +160,23 @@ describe('monitor: outages', () => {
     expect(errorText(pgErr)).toBe('terminating connection due to administrator command [57P01]');
     expect(errorText(new Error('bad\u001b[31mred'))).toBe('bad\\e[31mred');
     expect(errorText(new SmqError('connection', 'cannot connect', { hint: 'is it running?' }))).toBe('cannot connect: is it running?');
+  });
+
+  // The header names the store already: the banner's room goes to why (it is cut at the
+  // terminal's edge), and a code the line says already is not said twice.
+  test('the outage banner says why, not the location again, and the code once', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 1 });
+    const e = mapPgError(whileConnecting(refused), { location: 'postgres://u:***@db.example:5432/app', secrets: [] });
+    expect(errorText(e)).toBe(
+      'cannot connect to postgres://u:***@db.example:5432/app: connection refused at 127.0.0.1 port 1 (ECONNREFUSED): check --url and that the server is running',
+    );
+    const m = refreshFailed(INITIAL_MONITOR, e, 1000);
+    expect(m.outage?.message).toBe(
+      'cannot connect: connection refused at 127.0.0.1 port 1 (ECONNREFUSED): check --url and that the server is running',
+    );
+    const lost = mapPgError(new Error('Connection terminated unexpectedly'), { location: 'postgres://u@h/db', secrets: [] });
+    expect(refreshFailed(INITIAL_MONITOR, lost, 1000).outage?.message).toBe(
+      'lost the connection: the server closed it (restarted, crashed or ended the session); check that it is running',
+    );
   });
 });

@@ -40,9 +40,18 @@ export function refreshSucceeded(s: MonitorState, queues: readonly QueueStats[],
 
 /** The rows stay on screen (marked stale by the outage) while the database is away. */
 export function refreshFailed(s: MonitorState, error: unknown, at: number): MonitorState {
-  const message = errorText(error);
+  const message = withoutLocation(errorText(error));
   const outage: Outage = s.outage ? { ...s.outage, message, failures: s.outage.failures + 1 } : { message, since: at, failures: 1 };
   return { ...s, refreshes: s.refreshes + 1, outage };
+}
+
+/**
+ * The outage banner's text: the header names the store, so "cannot connect to <url>: why" is
+ * "cannot connect: why" there, and the room the banner has (it is cut at the terminal's
+ * edge) goes to why. A URL holds no space (it is percent-encoded).
+ */
+export function withoutLocation(message: string): string {
+  return message.replace(/^(cannot connect|lost the connection) to \S+?: /, '$1: ');
 }
 
 export function healthFetched(s: MonitorState, health: HealthInfo, at: number): MonitorState {
@@ -60,8 +69,10 @@ export function healthFailed(s: MonitorState, error: unknown, at: number): Monit
 export function errorText(error: unknown): string {
   if (isSmqError(error)) {
     const cause = error.cause as { code?: unknown } | undefined;
-    const code = cause && typeof cause.code === 'string' ? ` [${cause.code}]` : '';
-    return escapeControl(error.line() + code);
+    const line = error.line();
+    // Not said twice: a line that names the code already ("connection refused (ECONNREFUSED)").
+    const code = cause && typeof cause.code === 'string' && !line.includes(`(${cause.code})`) ? ` [${cause.code}]` : '';
+    return escapeControl(line + code);
   }
   if (error instanceof Error) {
     const e = error as Error & { code?: unknown; hint?: unknown };
