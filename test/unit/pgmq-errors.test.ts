@@ -1,8 +1,10 @@
 // The words of a closed connection: "lost" only for one that was made; one the server
 // closed while it was being made cannot be lost, it could not be made.
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { mapPgError, whileConnecting } from '../../src/backends/pgmq/errors.js';
+import { openBackend } from '../../src/backends/index.js';
+import { mapPgError, networkReason, whileConnecting } from '../../src/backends/pgmq/errors.js';
+import type { SmqError } from '../../src/errors.js';
 
 const ctx = { location: 'postgres://u:***@h/db', secrets: [] };
 
@@ -99,5 +101,52 @@ describe('nothing answered', () => {
     );
     expect(line).toContain(`(${code})`);
     expect(line).not.toMatch(/getaddrinfo/);
+  });
+});
+
+// A name with several addresses (localhost: ::1 and 127.0.0.1) fails at each in its own way:
+// each is said with its own failure, not the first one's.
+describe('several addresses of one name', () => {
+  test('each address with its own failure and code', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 1 });
+    const unreachable = Object.assign(new Error('connect EHOSTUNREACH 2001:db8::1:1'), {
+      code: 'EHOSTUNREACH',
+      address: '2001:db8::1',
+      port: 1,
+    });
+    const both = Object.assign(new AggregateError([refused, unreachable], ''), { code: 'ECONNREFUSED' });
+    expect(networkReason(both)).toBe(
+      'connection refused at 127.0.0.1 port 1 (ECONNREFUSED); no route to the host at 2001:db8::1 port 1 (EHOSTUNREACH)',
+    );
+    const twice = Object.assign(new AggregateError([refused, { ...refused, address: '::1' }], ''), { code: 'ECONNREFUSED' });
+    expect(networkReason(twice)).toBe('connection refused at 127.0.0.1 port 1 and ::1 port 1 (ECONNREFUSED)');
+  });
+});
+
+// Every host of a multi-host URL failing: each said in the words one host gets (a server that
+// closes at once, one that resets, one that refuses), never the driver's or Node's text.
+describe('a multi-host URL where no host connects', () => {
+  test('closed, reset and refused hosts, each in words', async () => {
+    const closer = createServer((s) => s.destroy());
+    const resetter = createServer((s) => s.resetAndDestroy());
+    const listen = (srv: Server) => new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as AddressInfo).port)));
+    const [a, b] = [await listen(closer), await listen(resetter)];
+    try {
+      const url = `postgres://u:secret@127.0.0.1:${a},127.0.0.1:${b},127.0.0.1:1/db`;
+      const line = await openBackend({ kind: 'pgmq', url }, { callTimeoutMs: 5000 }).then(
+        () => 'opened',
+        (e: SmqError) => e.line(),
+      );
+      // A server that closes at once is sometimes seen as a reset (it had bytes of ours unread).
+      expect(line).toMatch(
+        new RegExp(`127\\.0\\.0\\.1:${a}: (the server closed the connection before it was made|the connection was reset);`),
+      );
+      expect(line).toContain(`127.0.0.1:${b}: the connection was reset;`);
+      expect(line).toContain('127.0.0.1:1: connection refused (ECONNREFUSED)');
+      expect(line).not.toMatch(/terminated unexpectedly|read ECONNRESET|secret/);
+    } finally {
+      closer.close();
+      resetter.close();
+    }
   });
 });

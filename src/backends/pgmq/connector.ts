@@ -9,7 +9,7 @@ import { SmqError } from '../../errors.js';
 import { redactSecrets } from '../secrets.js';
 import { clientConfigOf, type ClientOptions } from './client-config.js';
 import type { PgConnection, PgHost } from './connection.js';
-import { networkReason, whileConnecting, type PgErrorContext } from './errors.js';
+import { closedWords, networkReason, whileConnecting, type PgErrorContext } from './errors.js';
 import { mismatch, shuffled, suits, type ServerRole, type TargetSessionAttrs } from './hosts.js';
 import { isNetworkFailure, tlsAttempts, type TlsChoice } from './tls.js';
 
@@ -152,6 +152,9 @@ export class Connector {
       const err = e as { code?: string; message?: string };
       // Nothing answered: why, in words (connection refused, not found); else what the server or driver said.
       if (err?.code && isNetworkFailure(e)) return redactSecrets(networkReason(e, host.host) ?? err.code, this.ctx.secrets);
+      // Closed, reset or broken while connecting: the words one host gets (errors.ts).
+      const closed = closedWords(e, 'the server closed the connection before it was made');
+      if (closed !== undefined) return closed;
       const text = redactSecrets(err?.message ?? String(e), this.ctx.secrets).replace(/\s+/g, ' ');
       return err?.code && !text.includes(err.code) ? `${err.code} ${text}` : text;
     };

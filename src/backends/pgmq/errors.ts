@@ -31,44 +31,55 @@ interface SocketErrorLike {
   errors?: unknown[];
 }
 
+/** The verb of each failure to reach an address, by Node's code. */
+const UNREACHED: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  EHOSTUNREACH: 'no route to the host',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+};
+
 /**
  * Why nothing answered, in words (as psql says it), with Node's code at the end for scripts;
- * undefined for an error that is not one of these. shownHost: the host the line names already. Never Node's errno text
- * ("connect ECONNREFUSED 127.0.0.1:1"). An AggregateError (a name with several addresses,
- * each tried) names each address.
+ * undefined for an error that is not one of these. Never Node's errno text ("connect
+ * ECONNREFUSED 127.0.0.1:1"). An AggregateError (a name with several addresses, each tried)
+ * says each address with its own failure. shownHost: the host the line names already (its
+ * address is not said again).
  */
 export function networkReason(e: unknown, shownHost?: string): string | undefined {
   const err = (e ?? {}) as SocketErrorLike;
-  const at = (x: SocketErrorLike) => (x.address === undefined ? '' : ` at ${x.address}${x.port === undefined ? '' : ` port ${x.port}`}`);
-  const host = err.hostname === undefined ? 'the host name' : `the host name ${JSON.stringify(err.hostname)}`;
-  const tried = Array.isArray(err.errors) ? (err.errors as SocketErrorLike[]).filter((x) => x?.address !== undefined) : [];
-  const addresses = tried.length > 0 ? tried : [err];
-  // The address is left out where the line shows it already (a host given as that address).
-  const where = addresses.every((x) => x.address === shownHost) ? '' : ` at ${addresses.map((x) => at(x).slice(4)).join(' and ')}`;
-  let words: string;
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      words = `connection refused${where}`;
-      break;
-    case 'ENOTFOUND':
-      words = `${host} was not found`;
-      break;
-    case 'EAI_AGAIN':
-      words = `${host} could not be looked up (the name server did not answer)`;
-      break;
-    case 'EHOSTUNREACH':
-      words = `no route to the host${where}`;
-      break;
-    case 'ENETUNREACH':
-      words = `the network is unreachable${where}`;
-      break;
-    case 'ETIMEDOUT':
-      words = `the connection timed out${where}`;
-      break;
-    default:
-      return undefined;
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
+    const host = err.hostname === undefined ? 'the host name' : `the host name ${JSON.stringify(err.hostname)}`;
+    return err.code === 'ENOTFOUND'
+      ? `${host} was not found (ENOTFOUND)`
+      : `${host} could not be looked up (the name server did not answer) (EAI_AGAIN)`;
   }
-  return `${words} (${err.code})`;
+  const tried = Array.isArray(err.errors) ? (err.errors as SocketErrorLike[]).filter((x) => x?.code !== undefined) : [];
+  const failures = tried.length > 0 ? tried : [err];
+  if (failures.some((x) => UNREACHED[x.code!] === undefined)) return undefined;
+  const place = (x: SocketErrorLike) => (x.address === undefined ? '?' : `${x.address}${x.port === undefined ? '' : ` port ${x.port}`}`);
+  // Addresses that failed the same way are said together: "connection refused at A and B (ECONNREFUSED)".
+  const codes = [...new Set(failures.map((x) => x.code!))];
+  return codes
+    .map((code) => {
+      const same = failures.filter((x) => x.code === code);
+      const where = same.every((x) => x.address === undefined || x.address === shownHost) ? '' : ` at ${same.map(place).join(' and ')}`;
+      return `${UNREACHED[code]}${where} (${code})`;
+    })
+    .join('; ');
+}
+
+/**
+ * The words for a connection the server closed (or reset, or broke while smq wrote); undefined
+ * for another error. node-postgres' own "Connection terminated unexpectedly" says no more than
+ * the line around it: `driverWords` stands for it.
+ */
+export function closedWords(e: unknown, driverWords: string): string | undefined {
+  const err = (e ?? {}) as PgErrorLike;
+  if (err.code === 'ECONNRESET') return 'the connection was reset';
+  if (err.code === 'EPIPE') return 'it was closed while smq wrote to it';
+  if (/^Connection terminated unexpectedly$/i.test(err.message ?? '')) return driverWords;
+  return undefined;
 }
 
 /** SQLSTATE 25006: a write in a read-only transaction (a standby, or default_transaction_read_only). */
@@ -164,8 +175,7 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   // PostgreSQL, a proxy without a backend, a server shutting down), or once established
   // (server restart, crash, terminated backend).
   // A reset (the server closed with bytes of ours unread) or a broken pipe is the same event.
-  const cut =
-    err.code === 'ECONNRESET' ? 'the connection was reset' : err.code === 'EPIPE' ? 'it was closed while smq wrote to it' : undefined;
+  const cut = err.code === 'ECONNRESET' || err.code === 'EPIPE' ? closedWords(err, '') : undefined;
   if (cut !== undefined || err.code === '57P01' || err.code === '57P02' || /Connection terminated unexpectedly/i.test(err.message ?? '')) {
     // node-postgres' own words for a close say nothing more than the line does.
     const why = cut ?? (/^Connection terminated unexpectedly$/i.test(message) ? undefined : message);
