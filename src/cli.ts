@@ -73,6 +73,28 @@ function unknownOptions(y: Argv<any>, argv: readonly string[]): string[] {
   return unknownOptionWords(argv, (n) => names.has(n) || names.has(kebab(n)));
 }
 
+/**
+ * The first word in a command's place (before the command's name, or anywhere when no word
+ * names one) that is neither an option nor the value of one the parser knows; undefined if
+ * none. After '--' the next word is a word.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
+function wordInCommandPlace(y: Argv<any>, argv: readonly string[], command: string | undefined): string | undefined {
+  const { key, alias } = optionsOf(y);
+  const names = new Set([...Object.keys(key), ...Object.values(alias).flat()]);
+  const end = command === undefined ? argv.length : argv.indexOf(command);
+  for (let i = 0; i < end; i++) {
+    const w = argv[i]!;
+    if (w === '--') return i + 1 < end ? argv[i + 1] : undefined;
+    if (w === '-' || !w.startsWith('-') || /^-\d/.test(w)) return w;
+    if (w.includes('=')) continue;
+    // `--name value`, `-n value`, `-yn value` (the last letter takes it).
+    const name = w.startsWith('--') ? w.slice(2) : w.slice(-1);
+    if (names.has(name) && !takesNoValue(y, name)) i++;
+  }
+  return undefined;
+}
+
 /** A boolean option (or an alias of one) takes no value from the next word. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parser's argument type does not matter here
 function takesNoValue(y: Argv<any>, name: string): boolean {
@@ -175,11 +197,18 @@ export function buildParser(
           `give ${taker} its value, or put it after the command: see '${helpFor}'`,
         );
       }
+      // `smq bogus peek q`, `smq bogus --limit 3`: a word in the command's place names none
+      // (yargs would name it among the command's words, or its options as unknown).
+      const refusedWords = text === 'no command given' || /^Unknown arguments?: /.test(text);
+      const stranger = refusedWords ? wordInCommandPlace(parser, argv, command) : undefined;
+      if (stranger !== undefined && !commandNames.has(stranger)) throw usageError(`unknown command: ${stranger}`, "see 'smq --help'");
       // `smq --bogus`, `smq peek q -z`: the option as typed (yargs asks for a command first, or
       // names the option by its stripped key: "Unknown argument: z").
-      if (text === 'no command given' || /^Unknown arguments?: /.test(text)) {
+      if (refusedWords) {
         const bad = unknownOptions(parser, argv);
-        if (bad.length > 0) throw usageError(`unknown option${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `see '${helpFor}'`);
+        // A stranger's 5,000-character word is shown by its beginning.
+        const shown = bad.map((w) => ([...w].length > 40 ? `${[...w].slice(0, 40).join('')}…` : w));
+        if (bad.length > 0) throw usageError(`unknown option${bad.length > 1 ? 's' : ''} ${shown.join(', ')}`, `see '${helpFor}'`);
       }
       // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.
       const unknown = /^Did you mean (\S+)\?$/.exec(text);
@@ -188,11 +217,6 @@ export function buildParser(
       const stray = /^Unknown arguments?: ([^,\s]+)/.exec(text);
       if (stray && namesNoCommand(argv.filter((w) => w !== '--'))) {
         throw usageError(`unknown command: ${command === undefined ? '' : `${command} `}${stray[1]}`, `see '${helpFor}'`);
-      }
-      // `smq bogus peek q`: a word in the command's place, before the command's name.
-      const first = stray && argv.indexOf(stray[1]!);
-      if (command !== undefined && typeof first === 'number' && first >= 0 && first < argv.indexOf(command)) {
-        throw usageError(`unknown command: ${stray![1]}`, "see 'smq --help'");
       }
       throw usageError(text, `see '${helpFor}'`);
     });

@@ -66,7 +66,9 @@ export function validateQueueName(kind: BackendKind, name: string, use: NameUse 
     if (name.includes('\u0000')) throw bad('it contains a NUL character', 'use printable characters only');
     // SmoothMQ's server takes any name: such a queue is used (names are bound), never made.
     if (use === 'create' && CONTROL.test(name)) throw bad('it contains control characters', 'use printable characters only');
-    if (name.length > SQLITE_MAX_NAME_LENGTH) throw bad(`it is ${name.length} characters long`, `use at most ${SQLITE_MAX_NAME_LENGTH}`);
+    // Characters as a reader counts them (an emoji is one), as for pgmq above.
+    const chars = [...name].length;
+    if (chars > SQLITE_MAX_NAME_LENGTH) throw bad(`it is ${chars} characters long`, `use at most ${SQLITE_MAX_NAME_LENGTH}`);
   }
   return name;
 }

@@ -140,6 +140,7 @@ export function unknownOptionWords(words: readonly string[], known: (name: strin
     if (w === '-' || !w.startsWith('-') || /^-\d/.test(w)) continue;
     if (w.startsWith('--')) {
       const name = w.slice(2).split('=')[0]!;
+      if (name === '') continue; // `--=x`: no name to say; yargs' own words stay
       const negated = name.startsWith('no-') && known(name.slice(3));
       if (!known(name) && !negated) out.add(`--${name}`);
     } else {

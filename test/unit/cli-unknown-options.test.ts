@@ -61,7 +61,31 @@ describe('unknown options', () => {
   });
 
   test('a word before the command names no command: "unknown command", not "Unknown argument"', async () => {
-    expect(await refusal(['bogus', 'peek', 'q', '--sqlite', '/nonexistent/x.db'])).toBe("unknown command: bogus: see 'smq --help'");
+    for (const argv of [
+      ['bogus', 'peek', 'q'],
+      ['bogus', 'peek', 'q', '--limit', '3'],
+      ['bogus', 'receive', 'q', '-n', '2'],
+      ['bogus', 'top', '--once', '-n', '1'],
+      ['bogus', '--limit', '3'],
+      ['-o', 'json', 'bogus', 'peek', 'q'],
+    ]) {
+      expect(await refusal([...argv, '--sqlite', '/nonexistent/x.db']), argv.join(' ')).toBe("unknown command: bogus: see 'smq --help'");
+    }
+  });
+
+  test("an option's value is not a word in the command's place", async () => {
+    expect(await refusal(['--sqlite', '/nonexistent/x.db', 'peek', 'q', '/nonexistent/x.db'])).toBe(
+      "Unknown argument: /nonexistent/x.db: see 'smq peek --help'",
+    );
+    expect(await refusal(['-o', 'json', 'queues', 'json', '--sqlite', '/nonexistent/x.db'])).toBe(
+      "Unknown argument: json: see 'smq queues --help'",
+    );
+  });
+
+  test('an unknown option of 5,000 characters is shown by its beginning', async () => {
+    const line = await refusal([`--${'a'.repeat(5000)}`]);
+    expect(line.length).toBeLessThan(120);
+    expect(line).toMatch(/^unknown option --a{38}…: see 'smq --help'$/);
   });
 
   test('a command word taken as an option value: said so, not its options as unknown', async () => {

@@ -67,6 +67,13 @@ describe('a long name is shown by its beginning', () => {
     );
   });
 
+  test('sqlite: characters are counted as a reader counts them (an emoji is one), in the limit and in the line', () => {
+    expect(validateQueueName('sqlite', '😀'.repeat(255))).toBe('😀'.repeat(255));
+    expect(() => validateQueueName('sqlite', '😀'.repeat(256))).toThrow(
+      `invalid queue name "${'😀'.repeat(40)}"…: it is 256 characters long`,
+    );
+  });
+
   test('a name of 64 characters is shown whole', () => {
     expect(() => validateQueueName('pgmq', 'b'.repeat(64))).toThrow(`invalid queue name "${'b'.repeat(64)}": it is 64 characters long`);
   });
