@@ -84,6 +84,13 @@ describe('nothing answered', () => {
     );
   });
 
+  test('a Unix socket path where no server is: no server socket there, as a connection error', async () => {
+    const e = await new Promise<Error>((resolve) => connect({ path: '/nonexistent/dir/.s.PGSQL.5432' }).on('error', resolve));
+    expect(mapPgError(whileConnecting(e), ctx).line()).toBe(
+      'cannot connect to postgres://u:***@h/db: no server socket at /nonexistent/dir/.s.PGSQL.5432 (ENOENT): check --url and that the server is running',
+    );
+  });
+
   test('the words pass through the redaction too: a password that is the address is not shown', async () => {
     const e = await socketError('127.0.0.1', 1);
     const line = mapPgError(whileConnecting(e), { ...ctx, secrets: ['127.0.0.1'] }).line();

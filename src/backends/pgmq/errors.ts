@@ -25,6 +25,7 @@ const CONNECT_CODES = new Set([
 
 interface SocketErrorLike {
   code?: string;
+  syscall?: string;
   address?: string;
   port?: number;
   hostname?: string;
@@ -54,6 +55,8 @@ export function networkReason(e: unknown, shownHost?: string): string | undefine
       ? `${host} was not found (ENOTFOUND)`
       : `${host} could not be looked up (the name server did not answer) (EAI_AGAIN)`;
   }
+  // A Unix socket path (host=/run/postgresql) where no server has made its socket.
+  if (err.code === 'ENOENT' && err.syscall === 'connect') return `no server socket at ${err.address ?? 'that path'} (ENOENT)`;
   const tried = Array.isArray(err.errors) ? (err.errors as SocketErrorLike[]).filter((x) => x?.code !== undefined) : [];
   const failures = tried.length > 0 ? tried : [err];
   if (failures.some((x) => UNREACHED[x.code!] === undefined)) return undefined;
@@ -115,6 +118,8 @@ export function isConnectionError(e: unknown): boolean {
   const err = e as PgErrorLike;
   if (!err || typeof err !== 'object') return false;
   if (err.code && CONNECT_CODES.has(err.code)) return true;
+  // No server socket at a Unix socket path.
+  if (err.code === 'ENOENT' && (err as SocketErrorLike).syscall === 'connect') return true;
   // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 08xxx connection exceptions
   // 53300 too many connections: the server is there but has no slot for us (yet)
   if (err.code && (/^08/.test(err.code) || /^57P0[123]$/.test(err.code) || err.code === '53300')) return true;
