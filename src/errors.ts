@@ -112,6 +112,8 @@ const READ_FAILURES: Record<string, string> = {
   EIO: 'an input/output error',
   EMFILE: 'too many files are open',
   ENFILE: 'too many files are open',
+  ENOTFILE: 'it is not a regular file (a FIFO, a device or a socket)',
+  ETOOBIG: 'it is larger than such a file can be',
 };
 
 /**
@@ -121,5 +123,7 @@ const READ_FAILURES: Record<string, string> = {
 export function readFailure(e: unknown): string {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   if (code === undefined) return 'it could not be read';
+  // smq's own codes (read-text-file.ts) are no system's: only their words are said.
+  if (code === 'ENOTFILE' || code === 'ETOOBIG') return READ_FAILURES[code]!;
   return `${READ_FAILURES[code] ?? 'it could not be read'} (${code})`;
 }

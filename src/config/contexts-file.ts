@@ -12,7 +12,7 @@
 // PGPASSWORD, ~/.pgpass and ?service= work as for --url. A file that holds one must be
 // private (as libpq wants of ~/.pgpass). Every problem is one usage error (exit 2) naming the
 // file and the line; a line or a URL is never shown, as it may hold a password.
-import { readFileSync, statSync } from 'node:fs';
+import { readTextFile } from '../read-text-file.js';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseUrl, type Target } from '../backends/target.js';
@@ -133,8 +133,7 @@ export function readContextsFile(file: string, env: NodeJS.ProcessEnv = process.
   let text: string;
   let mode: number;
   try {
-    mode = statSync(file).mode;
-    text = readFileSync(file, 'utf8');
+    ({ text, mode } = readTextFile(file));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;

@@ -1,7 +1,8 @@
 // libpq's connection service file (pg_service.conf): named sections of keyword=value lines.
 // Looked up as libpq does: PGSERVICEFILE (else ~/.pg_service.conf), then
 // PGSYSCONFDIR/pg_service.conf; a service in neither is an error.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readTextFile } from '../../read-text-file.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { readFailure, usageError } from '../../errors.js';
@@ -22,7 +23,7 @@ function serviceFiles(env: NodeJS.ProcessEnv): string[] {
 function readSection(file: string, service: string, known: ReadonlySet<string>): Params | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readTextFile(file).text;
   } catch (e) {
     throw usageError(`cannot read service file ${JSON.stringify(file)}: ${readFailure(e)}`);
   }

@@ -2,7 +2,8 @@
 // or not": allow and prefer become two attempts (plain then TLS, TLS then plain), require
 // encrypts without checking the certificate (or checks the chain when a root certificate
 // is at hand), verify-ca checks the chain, verify-full also the host name.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readTextFile } from '../../read-text-file.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
@@ -14,7 +15,7 @@ export type TlsChoice = false | ConnectionOptions;
 
 function readPem(keyword: string, file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readTextFile(file).text;
   } catch (e) {
     throw usageError(`cannot read ${keyword} file ${JSON.stringify(file)}: ${readFailure(e)}`, `check ${keyword}`);
   }
