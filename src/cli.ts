@@ -3,7 +3,7 @@
 // exit code; tests may call main() in-process with their own streams.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
-import { flagOf, refuseRepeated, refuseRepeatedWords, splitAttachedValues, unknownOptionWords } from './commands/args.js';
+import { flagOf, refuseRepeated, refuseRepeatedWords, shortWord, splitAttachedValues, unknownOptionWords } from './commands/args.js';
 import { COMMANDS, commandsFor, type AnyCommand, type LoadedCommands } from './commands/index.js';
 import { GLOBAL_OPTION_NAMES, globalOptions, type ExitHolder, type GlobalArgs } from './commands/context.js';
 import { protectOperands, type Operands } from './commands/operands.js';
@@ -201,14 +201,14 @@ export function buildParser(
       // (yargs would name it among the command's words, or its options as unknown).
       const refusedWords = text === 'no command given' || /^Unknown arguments?: /.test(text);
       const stranger = refusedWords ? wordInCommandPlace(parser, argv, command) : undefined;
-      if (stranger !== undefined && !commandNames.has(stranger)) throw usageError(`unknown command: ${stranger}`, "see 'smq --help'");
+      if (stranger !== undefined && !commandNames.has(stranger))
+        throw usageError(`unknown command: ${shortWord(stranger)}`, "see 'smq --help'");
       // `smq --bogus`, `smq peek q -z`: the option as typed (yargs asks for a command first, or
       // names the option by its stripped key: "Unknown argument: z").
       if (refusedWords) {
         const bad = unknownOptions(parser, argv);
-        // A stranger's 5,000-character word is shown by its beginning.
-        const shown = bad.map((w) => ([...w].length > 40 ? `${[...w].slice(0, 40).join('')}…` : w));
-        if (bad.length > 0) throw usageError(`unknown option${bad.length > 1 ? 's' : ''} ${shown.join(', ')}`, `see '${helpFor}'`);
+        const shown = bad.map(shortWord).join(', ');
+        if (bad.length > 0) throw usageError(`unknown option${bad.length > 1 ? 's' : ''} ${shown}`, `see '${helpFor}'`);
       }
       // yargs' suggestion alone ("Did you mean top?") does not say what was wrong.
       const unknown = /^Did you mean (\S+)\?$/.exec(text);

@@ -150,3 +150,9 @@ export function unknownOptionWords(words: readonly string[], known: (name: strin
   }
   return [...out];
 }
+
+/** A stranger's word as an error line shows it: whole, or its first 40 characters (a 5,000-character word). */
+export function shortWord(word: string): string {
+  const chars = [...word];
+  return chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : word;
+}

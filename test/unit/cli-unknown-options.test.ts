@@ -82,6 +82,11 @@ describe('unknown options', () => {
     );
   });
 
+  test('an unknown command of 5,000 characters is shown by its beginning', async () => {
+    const line = await refusal([`${'b'.repeat(5000)}`, 'peek', 'q']);
+    expect(line).toMatch(/^unknown command: b{40}…: see 'smq --help'$/);
+  });
+
   test('an unknown option of 5,000 characters is shown by its beginning', async () => {
     const line = await refusal([`--${'a'.repeat(5000)}`]);
     expect(line.length).toBeLessThan(120);
