@@ -12,12 +12,12 @@
 // PGPASSWORD, ~/.pgpass and ?service= work as for --url. A file that holds one must be
 // private (as libpq wants of ~/.pgpass). Every problem is one usage error (exit 2) naming the
 // file and the line; a line or a URL is never shown, as it may hold a password.
-import { readTextFile } from '../read-text-file.js';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseUrl, type Target } from '../backends/target.js';
 import { passwordCandidates } from '../backends/secrets.js';
 import { readFailure, SmqError, usageError } from '../errors.js';
+import { readTextFile } from '../read-text-file.js';
 
 export interface ContextSpec {
   readonly name: string;

@@ -180,10 +180,15 @@ export function mapPgError(e: unknown, ctx: PgErrorContext): SmqError {
   // PostgreSQL, a proxy without a backend, a server shutting down), or once established
   // (server restart, crash, terminated backend).
   // A reset (the server closed with bytes of ours unread) or a broken pipe is the same event.
-  const cut = err.code === 'ECONNRESET' || err.code === 'EPIPE' ? closedWords(err, '') : undefined;
-  if (cut !== undefined || err.code === '57P01' || err.code === '57P02' || /Connection terminated unexpectedly/i.test(err.message ?? '')) {
-    // node-postgres' own words for a close say nothing more than the line does.
-    const why = cut ?? (/^Connection terminated unexpectedly$/i.test(message) ? undefined : message);
+  // node-postgres' own words for a close ('' here) say nothing more than the line does.
+  const closed = closedWords(err, '');
+  if (
+    closed !== undefined ||
+    err.code === '57P01' ||
+    err.code === '57P02' ||
+    /Connection terminated unexpectedly/i.test(err.message ?? '')
+  ) {
+    const why = closed === undefined ? message : closed === '' ? undefined : closed;
     if (CONNECTING.has(err)) {
       return new SmqError(
         'connection',

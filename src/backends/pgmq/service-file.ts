@@ -2,10 +2,10 @@
 // Looked up as libpq does: PGSERVICEFILE (else ~/.pg_service.conf), then
 // PGSYSCONFDIR/pg_service.conf; a service in neither is an error.
 import { existsSync } from 'node:fs';
-import { readTextFile } from '../../read-text-file.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { readFailure, usageError } from '../../errors.js';
+import { readTextFile } from '../../read-text-file.js';
 
 /** Where libpq looks when PGSYSCONFDIR is not set (Debian's and most packages' build). */
 const DEFAULT_SYSCONFDIR = '/etc/postgresql-common';

@@ -3,11 +3,11 @@
 // encrypts without checking the certificate (or checks the chain when a root certificate
 // is at hand), verify-ca checks the chain, verify-full also the host name.
 import { existsSync } from 'node:fs';
-import { readTextFile } from '../../read-text-file.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import { readFailure, usageError } from '../../errors.js';
+import { readTextFile } from '../../read-text-file.js';
 import type { PgConnection } from './connection.js';
 
 /** node-postgres' ssl setting: false, or TLS with these options. */
